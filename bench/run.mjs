@@ -1,0 +1,485 @@
+// npm run bench — Ninefold against two reference anchors on the same machine and the same 10,000 items:
+//   fx  the hand-written Fastify + better-sqlite3 server (bench/baseline-fastify.mjs), no logging
+//   js  json-server 0.17.4 (node_modules/json-server), --quiet
+//   nf  Ninefold serving bench/items.yaml with its production defaults, except --log-level warn
+//       (plus one line at --log-level info, the default, to show what request logs cost)
+// Every line runs ROUNDS times, interleaved; each run is a fresh server process on fresh data, pinned to
+// SERVER_CPU, with the load generator (wrk + bench/wrk-ids.lua, else autocannon) pinned to CLIENT_CPU.
+//
+// env (defaults): ROUNDS=3 DURATION=10 WARMUP=2 CONNS=50 PIN=1 SERVER_CPU=0 CLIENT_CPU=1 LOADGEN=wrk|autocannon
+//                 LINES=<comma-separated keys, see LINES below> KEEP_DATA=0 RESULTS=bench/RESULTS.md (''=don't write)
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const BENCH = dirname(fileURLToPath(import.meta.url));
+const ROOT = resolve(BENCH, '..');
+const env = process.env;
+const ROUNDS = Number(env.ROUNDS ?? 3);
+const DURATION = Number(env.DURATION ?? 10);
+const WARMUP = Number(env.WARMUP ?? 2);
+const CONNS = Number(env.CONNS ?? 50);
+const N = 10_000;
+const POST_BODY = '{"name":"widget","price":9.99,"tags":["a","b"]}';
+const SPEC = join(BENCH, 'items.yaml');
+const log = (...a) => process.stderr.write(`[${new Date().toISOString().slice(11, 19)}] ${a.join(' ')}\n`);
+const has = (cmd) => spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0;
+
+// ------------------------------------------------------------------ build, tools
+if (!existsSync(join(ROOT, 'dist/cli/main.js'))) {
+  log('dist/ missing: building (npx tsc -p tsconfig.json)');
+  execFileSync('npx', ['tsc', '-p', 'tsconfig.json'], { cwd: ROOT, stdio: 'inherit' });
+}
+let LOADGEN = env.LOADGEN ?? 'wrk';
+if (LOADGEN === 'wrk' && !has('wrk')) {
+  log('wrk not found (apt-get install -y wrk): using autocannon');
+  LOADGEN = 'autocannon';
+}
+const PIN = env.PIN !== '0' && has('taskset');
+const SERVER_CPU = env.SERVER_CPU ?? '0';
+const CLIENT_CPU = env.CLIENT_CPU ?? '1';
+const pinned = (cpu, cmd, args) => (PIN ? ['taskset', ['-c', cpu, cmd, ...args]] : [cmd, args]);
+
+const { checkFile } = await import(join(ROOT, 'dist/spec/check.js'));
+const { buildPlan } = await import(join(ROOT, 'dist/plan/build-plan.js'));
+const { SqliteStore } = await import(join(ROOT, 'dist/storage/index.js'));
+const { monotonicFactory } = await import('ulid');
+const Database = (await import('better-sqlite3')).default;
+
+// ------------------------------------------------------------------ data
+const WORK = env.WORKDIR ?? mkdtempSync(join(tmpdir(), 'ninefold-bench.'));
+mkdirSync(join(WORK, 'data'), { recursive: true });
+// The anchors' items (same formula as /work/shared/bench/seed.mjs): ids 1..N for the baselines.
+const items = [];
+for (let i = 1; i <= N; i++) {
+  items.push({
+    id: i,
+    name: `item ${i}`,
+    price: Math.round((i * 137) % 100000) / 100,
+    tags: [`t${i % 10}`, `u${i % 7}`],
+    createdAt: new Date(Date.UTC(2024, 0, 1) + i * 60000).toISOString(),
+  });
+}
+writeFileSync(join(WORK, 'data/db.json'), JSON.stringify({ items }, null, 2));
+{
+  const file = join(WORK, 'data/items.sqlite');
+  for (const f of [file, `${file}-wal`, `${file}-shm`]) rmSync(f, { force: true });
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.exec(`CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT NOT NULL, price REAL NOT NULL,
+    tags TEXT NOT NULL DEFAULT '[]', created_at TEXT NOT NULL)`);
+  const ins = db.prepare('INSERT INTO items (id, name, price, tags, created_at) VALUES (?, ?, ?, ?, ?)');
+  db.transaction(() => {
+    for (const it of items) ins.run(it.id, it.name, it.price, JSON.stringify(it.tags), it.createdAt);
+  })();
+  db.pragma('wal_checkpoint(TRUNCATE)');
+  db.close();
+}
+writeFileSync(join(WORK, 'data/ids-int.txt'), `${items.map((it) => it.id).join('\n')}\n`);
+
+const checked = await checkFile(SPEC);
+if (!checked.spec) throw new Error(`bench/items.yaml does not check: ${JSON.stringify(checked.diagnostics)}`);
+const plan = buildPlan(checked.spec, checked.dir);
+
+/** A fresh Ninefold db with the same N items, written through SqliteStore after migrate; returns its ids file. */
+const seedNinefold = async (dir) => {
+  const path = join(dir, 'items.db');
+  const store = new SqliteStore({ path });
+  await store.migrate(plan);
+  const ulid = monotonicFactory();
+  const ids = [];
+  await store.transaction(async () => {
+    for (const it of items) {
+      const ts = Date.UTC(2024, 0, 1) + it.id * 60000;
+      const row = { id: ulid(ts), createdAt: it.createdAt, updatedAt: it.createdAt, revision: 1 };
+      row.name = it.name;
+      row.price = it.price;
+      row.tags = it.tags;
+      await store.insert('Item', row);
+      ids.push(row.id);
+    }
+  });
+  await store.close();
+  writeFileSync(join(dir, 'ids.txt'), `${ids.join('\n')}\n`);
+  return { db: path, ids: join(dir, 'ids.txt') };
+};
+
+// ------------------------------------------------------------------ lines
+const NF = (port, level) => [
+  join(ROOT, 'bin/ninefold.js'),
+  'serve',
+  SPEC,
+  '--port',
+  String(port),
+  '--db',
+  '{db}',
+  '--log-level',
+  level,
+];
+const FX = [join(BENCH, 'baseline-fastify.mjs')];
+const JS = (port) => [
+  join(ROOT, 'node_modules/json-server/lib/cli/bin.js'),
+  'db.json',
+  '--host',
+  '127.0.0.1',
+  '--quiet',
+  '--port',
+  String(port),
+];
+const jsVersion = JSON.parse(readFileSync(join(ROOT, 'node_modules/json-server/package.json'), 'utf8')).version;
+const GET = { op: 'get', method: 'GET', path: '/items/{id}' };
+const POST = { op: 'post', method: 'POST', path: '/items', body: POST_BODY };
+const ALL_LINES = [
+  { key: 'nf-get', server: 'nf', ...GET, port: 18191, args: NF(18191, 'warn'), label: 'ninefold GET /items/{id}' },
+  { key: 'fx-get', server: 'fx', ...GET, port: 18192, args: FX, label: 'fastify+sqlite GET /items/:id' },
+  {
+    key: 'js-get',
+    server: 'js',
+    ...GET,
+    port: 18193,
+    args: JS(18193),
+    label: `json-server ${jsVersion} GET /items/:id`,
+  },
+  {
+    key: 'nf-get-info',
+    server: 'nf',
+    ...GET,
+    port: 18194,
+    args: NF(18194, 'info'),
+    label: 'ninefold GET (log-level info)',
+    extra: true,
+  },
+  { key: 'nf-post', server: 'nf', ...POST, port: 18195, args: NF(18195, 'warn'), label: 'ninefold POST /items' },
+  { key: 'fx-post', server: 'fx', ...POST, port: 18196, args: FX, label: 'fastify+sqlite POST /items' },
+  {
+    key: 'js-post',
+    server: 'js',
+    ...POST,
+    port: 18197,
+    args: JS(18197),
+    label: `json-server ${jsVersion} POST /items`,
+  },
+  {
+    key: 'nf-list',
+    server: 'nf',
+    op: 'list',
+    method: 'GET',
+    port: 18198,
+    args: NF(18198, 'warn'),
+    path: '/items?limit=20&price[gte]={price}',
+    label: 'ninefold GET /items?limit=20&price[gte]=X',
+  },
+  {
+    key: 'fx-list',
+    server: 'fx',
+    op: 'list',
+    method: 'GET',
+    port: 18199,
+    args: FX,
+    path: '/items?limit=20&price_gte={price}',
+    label: 'fastify+sqlite GET list price>=X limit 20',
+  },
+  {
+    key: 'js-list',
+    server: 'js',
+    op: 'list',
+    method: 'GET',
+    port: 18200,
+    args: JS(18200),
+    path: '/items?price_gte={price}&_limit=20',
+    label: `json-server ${jsVersion} GET list price_gte&_limit=20`,
+  },
+];
+const wanted = env.LINES ? env.LINES.split(',').map((s) => s.trim()) : ALL_LINES.map((l) => l.key);
+const LINES = ALL_LINES.filter((l) => wanted.includes(l.key));
+const TARGET = { get: 0.8, post: 0.7, list: 0.8 };
+const JS_FACTOR = 3;
+
+// ------------------------------------------------------------------ server + load helpers
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const ready = async (url, child) => {
+  for (let i = 0; i < 600; i++) {
+    if (child.exitCode !== null) return false;
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
+      await res.arrayBuffer();
+      if (res.status < 500) return true;
+    } catch {}
+    await sleep(100);
+  }
+  return false;
+};
+const startServer = async (line, dir, db) => {
+  const args = line.args.map((a) => a.replace('{db}', db ?? ''));
+  const [cmd, argv] = pinned(SERVER_CPU, process.execPath, args);
+  const out = openSync(join(dir, 'server.log'), 'a');
+  const child = spawn(cmd, argv, {
+    cwd: dir,
+    detached: true,
+    stdio: ['ignore', out, out],
+    env: { ...env, PORT: String(line.port), DB: db ?? '', SQLITE_SYNC: 'NORMAL' },
+  });
+  const readyPath = line.server === 'nf' ? '/healthz' : '/items/1';
+  if (!(await ready(`http://127.0.0.1:${line.port}${readyPath}`, child))) {
+    stopServer(child);
+    throw new Error(
+      `${line.key}: server did not start, see ${join(dir, 'server.log')}:\n${readFileSync(join(dir, 'server.log'), 'utf8').slice(-2000)}`,
+    );
+  }
+  return child;
+};
+const stopServer = async (child) => {
+  if (child.exitCode !== null) return;
+  const gone = new Promise((r) => child.once('exit', r));
+  try {
+    process.kill(-child.pid, 'SIGTERM');
+  } catch {}
+  if (await Promise.race([gone.then(() => true), sleep(5000).then(() => false)])) return;
+  try {
+    process.kill(-child.pid, 'SIGKILL');
+  } catch {}
+  await gone;
+};
+const loadgen = (line, seconds, idsFile) => {
+  const lgEnv = { ...env, WRK_PATH: line.path, WRK_METHOD: line.method, WRK_BODY: line.body ?? '', WRK_IDS: idsFile };
+  const base = `http://127.0.0.1:${line.port}`;
+  const [cmd, argv] =
+    LOADGEN === 'wrk'
+      ? pinned(CLIENT_CPU, 'wrk', [
+          '-t1',
+          `-c${CONNS}`,
+          `-d${seconds}s`,
+          '--timeout',
+          '10s',
+          '--latency',
+          '-s',
+          join(BENCH, 'wrk-ids.lua'),
+          base,
+        ])
+      : pinned(CLIENT_CPU, process.execPath, [join(BENCH, 'ac-run.mjs'), base, String(seconds), String(CONNS)]);
+  const r = spawnSync(cmd, argv, { env: lgEnv, encoding: 'utf8', maxBuffer: 1 << 24 });
+  return `${r.stdout}\n${r.stderr}`;
+};
+const parse = (text) => {
+  let rps = 0,
+    p99 = Number.NaN,
+    errs = 0;
+  for (const l of text.split('\n')) {
+    const rate = /^Requests\/sec:\s+([\d.]+)/.exec(l);
+    const latency = /^\s+99%\s+([\d.]+)(us|ms|s|m)\b/.exec(l);
+    const non2xx = /Non-2xx or 3xx responses:\s+(\d+)/.exec(l);
+    const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(l);
+    if (rate) rps = Number(rate[1]);
+    else if (latency) p99 = Number(latency[1]) * { us: 0.001, ms: 1, s: 1000, m: 60000 }[latency[2]];
+    else if (non2xx) errs += Number(non2xx[1]);
+    else if (socket) errs += Number(socket[1]) + Number(socket[2]) + Number(socket[3]) + Number(socket[4]);
+  }
+  return { rps, p99, errs };
+};
+const nproc = Number(execFileSync('nproc', { encoding: 'utf8' }).trim());
+const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+/** CPU seconds used so far by a process (utime + stime). */
+const cpuSeconds = (pid) => {
+  try {
+    const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(f[11]) + Number(f[12])) / CLK_TCK;
+  } catch {
+    return Number.NaN;
+  }
+};
+const loadavg = () => Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);
+const walBytes = (db) => (db && existsSync(`${db}-wal`) ? statSync(`${db}-wal`).size : 0);
+
+// ------------------------------------------------------------------ run
+const wrkVersion =
+  LOADGEN === 'wrk'
+    ? spawnSync('wrk', ['--version'], { encoding: 'utf8' }).stdout.split('\n')[0].split(' [')[0].trim()
+    : '';
+log(
+  `workdir ${WORK}; loadgen ${LOADGEN}; ${ROUNDS} rounds x ${LINES.length} lines, ${DURATION}s (+${WARMUP}s warm-up), ${CONNS} connections, pin=${PIN}`,
+);
+const results = []; // {round, key, rps, p99, errs, wal}
+let current;
+const onSignal = async () => {
+  if (current) await stopServer(current);
+  process.exit(130);
+};
+process.once('SIGINT', onSignal);
+process.once('SIGTERM', onSignal);
+const started = Date.now();
+for (let round = 1; round <= ROUNDS; round++) {
+  for (const line of LINES) {
+    const dir = join(WORK, 'run', `${line.key}-${round}`);
+    mkdirSync(dir, { recursive: true });
+    let db, ids;
+    if (line.server === 'nf') ({ db, ids } = await seedNinefold(dir));
+    else if (line.server === 'fx') {
+      db = join(dir, 'items.sqlite');
+      copyFileSync(join(WORK, 'data/items.sqlite'), db);
+      ids = join(WORK, 'data/ids-int.txt');
+    } else {
+      copyFileSync(join(WORK, 'data/db.json'), join(dir, 'db.json'));
+      ids = join(WORK, 'data/ids-int.txt');
+    }
+    current = await startServer(line, dir, db);
+    writeFileSync(join(dir, 'warmup.txt'), loadgen(line, WARMUP, ids));
+    const c0 = cpuSeconds(current.pid);
+    const t0 = performance.now();
+    const text = loadgen(line, DURATION, ids);
+    const cpu = ((cpuSeconds(current.pid) - c0) / ((performance.now() - t0) / 1000)) * 100;
+    writeFileSync(join(dir, 'load.txt'), text);
+    const r = { round, key: line.key, ...parse(text), wal: walBytes(db), cpu, load: loadavg() };
+    await stopServer(current);
+    current = undefined;
+    results.push(r);
+    const walText = line.method === 'POST' && db ? `  wal ${(r.wal / 1048576).toFixed(1)} MiB` : '';
+    log(
+      `round ${round}  ${line.key.padEnd(11)} ${r.rps.toFixed(0).padStart(7)} req/s  p99 ${r.p99.toFixed(2).padStart(7)} ms  errs ${r.errs}  srv cpu ${r.cpu.toFixed(0)}%  loadavg ${r.load}${walText}`,
+    );
+    if (env.KEEP_DATA !== '1')
+      for (const f of [
+        'items.db',
+        'items.db-wal',
+        'items.db-shm',
+        'items.sqlite',
+        'items.sqlite-wal',
+        'items.sqlite-shm',
+        'db.json',
+      ])
+        rmSync(join(dir, f), { force: true });
+  }
+}
+
+// ------------------------------------------------------------------ summary
+const med = (a) => {
+  const s = a.filter(Number.isFinite).sort((x, y) => x - y);
+  if (!s.length) return Number.NaN;
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+const f = (x, d = 0) => (Number.isFinite(x) ? x.toFixed(d) : 'n/a');
+const runsOf = (key) => results.filter((r) => r.key === key);
+const rpsAt = (key, round) => results.find((r) => r.key === key && r.round === round)?.rps;
+// ratio per round (same round = closest in time), then the median over rounds
+const ratio = (key, ref) => med(runsOf(key).map((r) => r.rps / (rpsAt(ref, r.round) ?? Number.NaN)));
+const rows = [
+  ['line', 'req/s (median)', 'min..max', 'p99 ms', 'vs hand-written', 'vs json-server', 'srv CPU%', 'errs', 'target'],
+];
+const verdicts = [];
+for (const line of LINES) {
+  const runs = runsOf(line.key);
+  const v = runs.map((r) => r.rps);
+  const xFx = ratio(line.key, `fx-${line.op}`);
+  const xJs = ratio(line.key, `js-${line.op}`);
+  let target = '';
+  if (line.server === 'nf' && !line.extra) {
+    const okFx = xFx >= TARGET[line.op];
+    const okJs = xJs >= JS_FACTOR;
+    target = `${okFx && okJs ? 'MET' : 'MISSED'} (>= ${TARGET[line.op] * 100}% hand-written: ${okFx ? 'yes' : 'no'}; >= ${JS_FACTOR}x json-server: ${okJs ? 'yes' : 'no'})`;
+    verdicts.push({ op: line.op, ok: okFx && okJs, xFx, xJs });
+  } else if (line.extra) target = '(informational)';
+  rows.push([
+    line.label,
+    f(med(v)),
+    `${f(Math.min(...v))}..${f(Math.max(...v))}`,
+    f(med(runs.map((r) => r.p99)), 2),
+    f(xFx, 2),
+    f(xJs, 2),
+    f(med(runs.map((r) => r.cpu))),
+    String(runs.reduce((s, r) => s + r.errs, 0)),
+    target,
+  ]);
+}
+const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+const table = rows.map(
+  (r) => `| ${r.map((c, i) => (i === 0 || i === 8 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(' | ')} |`,
+);
+table.splice(
+  1,
+  0,
+  `|${widths.map((w, i) => (i === 0 || i === 8 ? `:${'-'.repeat(w + 1)}` : `${'-'.repeat(w + 1)}:`)).join('|')}|`,
+);
+const walOf = (key) => runsOf(key).map((r) => r.wal);
+const mib = (b) => `${(b / 1048576).toFixed(2)} MiB`;
+const walLines = [];
+if (runsOf('nf-post').length) {
+  const w = walOf('nf-post');
+  const posted = runsOf('nf-post').map((r) => Math.round(r.rps * DURATION));
+  walLines.push(
+    `Ninefold WAL file after each POST run (server still up, before its shutdown checkpoint): ${w.map(mib).join(', ')} (max ${mib(Math.max(...w))}) after ~${posted.map((p) => p.toLocaleString('en')).join(', ')} inserts (measured part of each run): bounded by the autocheckpoint`,
+  );
+}
+if (runsOf('fx-post').length)
+  walLines.push(`hand-written server WAL after its POST runs: ${walOf('fx-post').map(mib).join(', ')}`);
+
+const cpu = (readFileSync('/proc/cpuinfo', 'utf8').match(/model name\s*:\s*(.*)/) ?? [])[1] ?? 'unknown';
+const sqliteVer = new Database(':memory:').prepare('select sqlite_version() v').get().v;
+const pkgVer = (name) => JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')).version;
+const command = `ROUNDS=${ROUNDS} DURATION=${DURATION} WARMUP=${WARMUP} CONNS=${CONNS}${env.LINES ? ` LINES=${env.LINES}` : ''} npm run bench`;
+const machine = [
+  `- date: ${new Date().toISOString().replace(/\.\d+Z$/, 'Z')}; total wall ${Math.round((Date.now() - started) / 1000)} s`,
+  `- command: \`${command}\``,
+  `- machine: ${nproc} cores, ${cpu}; kernel ${execFileSync('uname', ['-r'], { encoding: 'utf8' }).trim()}`,
+  `- node ${process.version}; fastify ${pkgVer('fastify')}; better-sqlite3 ${pkgVer('better-sqlite3')} (SQLite ${sqliteVer}); json-server ${jsVersion}`,
+  `- load: ${LOADGEN === 'wrk' ? `${wrkVersion} -t1 -c${CONNS} -d${DURATION}s --latency, bench/wrk-ids.lua` : `autocannon ${pkgVer('autocannon')} -c${CONNS} -d${DURATION}`} (+${WARMUP}s warm-up discarded), keep-alive`,
+  `- pinning: ${PIN ? `server on cpu ${SERVER_CPU}, load generator on cpu ${CLIENT_CPU} (taskset)` : 'none'}`,
+];
+const header = `Ninefold runs with its production defaults except logging: --log-level warn (the baselines log nothing); "ninefold GET (log-level info)" is the default level, for the cost of request logs.`;
+const summary = [
+  header,
+  '',
+  ...table,
+  '',
+  'req/s and p99: median over rounds. Ratios: median over rounds of (line / reference line of the same round).',
+  'Targets for Ninefold: GET by id >= 80% of hand-written, POST >= 70%, list >= 80%; each >= 3x json-server.',
+  'srv CPU% = server process CPU time / wall time while measured (100% = one core): well below 100% means the server',
+  `was starved (other load on the host). Host 1-min load average during the runs: median ${f(med(results.map((r) => r.load)), 1)}, max ${f(Math.max(...results.map((r) => r.load)), 1)} (${nproc} cores; this bench itself accounts for ~2).`,
+  '',
+  ...walLines.map((l) => `- ${l}`),
+];
+console.log(`\n${summary.join('\n')}\n\n${machine.join('\n')}\n`);
+console.log(`Targets: ${verdicts.map((v) => `${v.op} ${v.ok ? 'met' : 'MISSED'}`).join(', ')}`);
+console.log(`raw outputs: ${WORK}/run/<line>-<round>/load.txt`);
+
+const resultsFile = env.RESULTS ?? join(BENCH, 'RESULTS.md');
+if (resultsFile) {
+  const MARK = '<!-- results: everything below is overwritten by `npm run bench` -->';
+  const METHOD = `# Ninefold throughput bench
+
+\`npm run bench\` (bench/run.mjs) measures Ninefold against two reference anchors on the same machine and the
+same data, 10,000 items (name, price, tags — the table of /work/shared/bench/seed.mjs):
+
+- **hand-written**: bench/baseline-fastify.mjs — Fastify + better-sqlite3, prepared statements, WAL,
+  synchronous=NORMAL, ajv body schema, logger off (the approach of /work/shared/bench/fastify-sqlite.mjs, plus a
+  filtered list \`WHERE price >= ? ORDER BY id LIMIT 20\`).
+- **json-server 0.17.4** (\`--quiet\`): GET /items/:id, POST /items, GET /items?price_gte=X&_limit=20.
+- **Ninefold**: \`ninefold serve bench/items.yaml --log-level warn\` (otherwise production defaults: WAL,
+  durability normal, request ids, problem+json errors, ETags). Its db is migrated and seeded with the same 10,000
+  items through SqliteStore for every run (real Ninefold ids, which drive GET by id).
+
+Lines are interleaved (every line once per round, ROUNDS rounds). Each run starts a fresh server process on a fresh
+copy of the data, pinned with taskset to one core while the load generator (wrk -t1 with bench/wrk-ids.lua:
+random ids from the seeded id list and random price thresholds 0..990, fixed seed; autocannon when wrk is missing)
+runs on the other; a 2 s warm-up is discarded. POST body: \`${POST_BODY}\`.
+Knobs: ROUNDS, DURATION, WARMUP, CONNS, LINES, PIN, SERVER_CPU, CLIENT_CPU, LOADGEN, KEEP_DATA, RESULTS.
+
+`;
+  const before =
+    existsSync(resultsFile) && readFileSync(resultsFile, 'utf8').includes(MARK)
+      ? readFileSync(resultsFile, 'utf8').split(MARK)[0]
+      : METHOD;
+  writeFileSync(resultsFile, `${before}${MARK}\n\n## Results\n\n${summary.join('\n')}\n\n${machine.join('\n')}\n`);
+  log(`wrote ${resultsFile}`);
+}

@@ -1,0 +1,35 @@
+-- wrk request generator for bench/run.mjs.
+-- env: WRK_PATH (may contain {id} and/or {price}), WRK_METHOD, WRK_BODY,
+--      WRK_IDS (file with one id per line: {id} is replaced by a random line of it),
+--      WRK_PRICE_MAX (default 990: {price} is a random integer 0..WRK_PRICE_MAX).
+-- Fixed seed, so every server sees the same sequence of choices.
+local tpl = os.getenv("WRK_PATH") or "/"
+local method = os.getenv("WRK_METHOD") or "GET"
+local body = os.getenv("WRK_BODY")
+if body == "" then body = nil end
+local pricemax = tonumber(os.getenv("WRK_PRICE_MAX") or "990")
+local headers = {}
+if body then headers["Content-Type"] = "application/json" end
+local has_id = tpl:find("{id}", 1, true)
+local has_price = tpl:find("{price}", 1, true)
+local ids = {}
+if has_id then
+  local f = assert(io.open(os.getenv("WRK_IDS"), "r"))
+  for line in f:lines() do if line ~= "" then ids[#ids + 1] = line end end
+  f:close()
+end
+math.randomseed(12345)
+if not has_id and not has_price then
+  -- static request: wrk builds it once (no per-request Lua call)
+  wrk.method = method
+  wrk.path = tpl
+  wrk.body = body
+  if body then wrk.headers["Content-Type"] = "application/json" end
+else
+  request = function()
+    local p = tpl
+    if has_id then p = p:gsub("{id}", ids[math.random(1, #ids)]) end
+    if has_price then p = p:gsub("{price}", tostring(math.random(0, pricemax))) end
+    return wrk.format(method, p, headers, body)
+  end
+end

@@ -1,0 +1,47 @@
+import { customComponents } from '../parts/endpoints/custom-openapi.ts';
+import { customPaths, endpointComponents, resourcePaths } from '../parts/endpoints/openapi.ts';
+import { errorComponents } from '../parts/errors/openapi.ts';
+import { emptyComponents, type OpenApiObject } from '../parts/openapi-model.ts';
+import { purposeInfo } from '../parts/purpose/openapi.ts';
+import { resourceComponents } from '../parts/resources/openapi.ts';
+import { historySchema, statePaths } from '../parts/states/openapi.ts';
+import type { Plan } from '../plan/types.ts';
+
+/**
+ * The OpenAPI 3.1 document of a plan. Each part contributes: purpose the info, resources the record
+ * schemas, endpoints the paths and shared parameters, errors the problem schema and error responses.
+ * states one operation per transition and the history of each record.
+ */
+export const buildOpenApi = (plan: Plan): Record<string, unknown> => {
+  const components = emptyComponents();
+  for (const resource of plan.resources)
+    Object.assign(components.schemas, resourceComponents(resource, plan.resourcesByName));
+  Object.assign(components.schemas, customComponents(plan));
+  const errors = errorComponents(plan.errors);
+  Object.assign(components.schemas, errors.schemas);
+  Object.assign(components.examples, errors.examples);
+  Object.assign(components.responses, errors.responses);
+  const shared = endpointComponents();
+  Object.assign(components.parameters, shared.parameters);
+  Object.assign(components.headers, shared.headers);
+
+  const paths: Record<string, OpenApiObject> = {};
+  for (const resource of plan.resources)
+    Object.assign(paths, resourcePaths(plan, resource), statePaths(plan, resource));
+  if (plan.resources.some((r) => r.states)) components.schemas.TransitionHistory = historySchema();
+  for (const [path, item] of Object.entries(customPaths(plan))) paths[path] = { ...paths[path], ...item };
+
+  const tags = [
+    ...plan.resources.map((r) => ({ name: r.name, ...(r.description ? { description: r.description } : {}) })),
+    ...(plan.custom.some((c) => !plan.resources.some((r) => c.path.startsWith(`${r.collectionPath}/`)))
+      ? [{ name: 'Custom', description: 'Endpoints served by the service’s own handlers.' }]
+      : []),
+  ];
+  return {
+    openapi: '3.1.0',
+    info: purposeInfo(plan),
+    ...(tags.length ? { tags } : {}),
+    paths,
+    components,
+  };
+};

@@ -1,0 +1,6 @@
+/** The one public door of Ninefold. Nothing from Fastify, the YAML library or a driver leaks through it. */
+export { defineService } from './define-service.ts';
+export type { FieldSpec, FieldType } from './parts/resources/field-schema.ts';
+export { checkFile } from './spec/check.ts';
+export type { Diagnostic, DiagnosticCode } from './spec/diagnostic-codes.ts';
+export type { ServiceSpec } from './spec/schema.ts';

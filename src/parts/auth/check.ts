@@ -1,0 +1,109 @@
+import { celProblem } from '../../spec/cel-problem.ts';
+import { type CheckContext, isRecord, recordEntries } from '../../spec/check-context.ts';
+import type { PathSegment } from '../../spec/source-map.ts';
+import { suggestion } from '../../spec/validate-shape.ts';
+import { fieldMap, knownFieldNames, type Raw, resourceMap, transitionMap } from '../resources/lookup.ts';
+import { checkRequirements, checkRoles } from './check-access.ts';
+
+const RULE_OPERATIONS = ['list', 'read', 'create', 'update', 'delete'];
+
+/** Semantic checks of part: auth. */
+export const checkAuth = (ctx: CheckContext): void => {
+  const auth = isRecord(ctx.spec.auth) ? ctx.spec.auth : {};
+  const schemes = recordEntries<Raw>(auth.schemes);
+  for (const [name, scheme] of schemes) checkScheme(ctx, name, scheme);
+  checkRequirements(
+    ctx,
+    schemes.map(([n]) => n),
+  );
+  for (const [resource, rules] of recordEntries<Raw>(auth.rules)) checkRules(ctx, resource, rules);
+  if (isRecord(auth.roles)) checkRoles(ctx, Object.keys(auth.roles));
+};
+
+const checkScheme = (ctx: CheckContext, name: string, scheme: Raw) => {
+  const path: PathSegment[] = ['auth', 'schemes', name];
+  const lacks = (what: string) =>
+    ctx.report('incomplete-scheme', path, `${String(scheme.type)} scheme "${name}" needs ${what}`, 'key');
+  switch (scheme.type) {
+    case 'apiKey':
+      if (scheme.in === undefined || scheme.name === undefined) lacks('`in` and `name` (where the key is sent)');
+      return;
+    case 'bearer':
+      if (scheme.secret === undefined && scheme.publicKey === undefined && scheme.jwks === undefined)
+        lacks('a `secret`, `publicKey` or `jwks` to verify tokens with');
+      return;
+    case 'oidc':
+      if (scheme.issuer === undefined && scheme.jwks === undefined) lacks('an `issuer` or `jwks`');
+      return;
+    case 'basic':
+      return checkBasic(ctx, scheme, path, lacks);
+  }
+};
+
+const checkBasic = (ctx: CheckContext, scheme: Raw, path: PathSegment[], lacks: (what: string) => void) => {
+  if (typeof scheme.users !== 'string') return lacks('`users`, the resource that stores users');
+  const resources = resourceMap(ctx.spec);
+  const users = resources.get(scheme.users);
+  if (!users) {
+    ctx.report(
+      'incomplete-scheme',
+      [...path, 'users'],
+      `no resource "${scheme.users}"${suggestion(scheme.users, [...resources.keys()])}`,
+    );
+    return;
+  }
+  const fields = fieldMap(users);
+  for (const [key, fallback] of [
+    ['usernameField', 'username'],
+    ['passwordField', 'password'],
+  ] as const) {
+    const field = typeof scheme[key] === 'string' ? scheme[key] : fallback;
+    if (!fields.has(field))
+      ctx.report(
+        'incomplete-scheme',
+        scheme[key] === undefined ? [...path, 'users'] : [...path, key],
+        `${scheme.users} has no field "${field}" (${key})`,
+      );
+  }
+};
+
+const checkRules = (ctx: CheckContext, resource: string, rules: Raw) => {
+  const resources = resourceMap(ctx.spec);
+  const base: PathSegment[] = ['auth', 'rules', resource];
+  const spec = resources.get(resource);
+  if (!spec) {
+    ctx.report(
+      'rule-unknown-resource',
+      base,
+      `no resource "${resource}"${suggestion(resource, [...resources.keys()])}`,
+      'key',
+    );
+    return;
+  }
+  const rule = (text: unknown, path: PathSegment[]) => {
+    const problem = typeof text === 'string' ? celProblem(text) : undefined;
+    if (problem) ctx.report('invalid-rule', path, `the rule is not valid CEL: ${problem}`);
+  };
+  for (const op of RULE_OPERATIONS) rule(rules[op], [...base, op]);
+  const transitions = [...transitionMap(spec).keys()];
+  if (isRecord(rules.transitions))
+    for (const [t, text] of Object.entries(rules.transitions)) {
+      if (!transitions.includes(t))
+        ctx.report(
+          'unknown-transition',
+          [...base, 'transitions', t],
+          `${resource} has no transition "${t}"${suggestion(t, transitions)}`,
+          'key',
+        );
+      rule(text, [...base, 'transitions', t]);
+    }
+  if (typeof rules.owner === 'string') {
+    const known = [...knownFieldNames(spec)];
+    if (!known.includes(rules.owner))
+      ctx.report(
+        'unknown-field',
+        [...base, 'owner'],
+        `${resource} has no field "${rules.owner}"${suggestion(rules.owner, known)}`,
+      );
+  }
+};

@@ -1,0 +1,75 @@
+import { Type } from '@sinclair/typebox';
+import { namedRecord } from '../../spec/named-record.ts';
+import { stringEnum } from '../../spec/string-enum.ts';
+
+export const SCHEME_TYPES = ['apiKey', 'bearer', 'basic', 'oidc'] as const;
+export const JWT_ALGORITHMS = [
+  'HS256',
+  'HS384',
+  'HS512',
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'ES256',
+  'ES384',
+  'EdDSA',
+] as const;
+
+/** One authentication scheme; which properties apply depends on `type` (checked semantically). */
+export const SchemeSchema = Type.Object(
+  {
+    type: stringEnum(SCHEME_TYPES),
+    description: Type.Optional(Type.String()),
+    in: Type.Optional(stringEnum(['header', 'query', 'cookie'] as const)),
+    name: Type.Optional(Type.String({ description: 'apiKey: the header, query parameter or cookie name.' })),
+    format: Type.Optional(Type.Literal('jwt')),
+    secret: Type.Optional(
+      Type.String({ description: 'HS*: env:VAR naming the environment variable holding the secret.' }),
+    ),
+    publicKey: Type.Optional(Type.String({ description: 'RS*/ES*/EdDSA: PEM text, file:path or env:VAR.' })),
+    jwks: Type.Optional(Type.String({ description: 'JWKS file path or https URL.' })),
+    algorithms: Type.Optional(Type.Array(stringEnum(JWT_ALGORITHMS), { minItems: 1 })),
+    issuer: Type.Optional(Type.String()),
+    audience: Type.Optional(Type.String()),
+    subjectClaim: Type.Optional(Type.String({ description: 'Claim holding the subject (default sub).' })),
+    rolesClaim: Type.Optional(Type.String({ description: 'Claim holding the roles (default roles).' })),
+    users: Type.Optional(Type.String({ description: 'basic: the resource that stores users.' })),
+    usernameField: Type.Optional(Type.String()),
+    passwordField: Type.Optional(Type.String()),
+    rolesField: Type.Optional(Type.String()),
+    realm: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false },
+);
+
+export const RecordRulesSchema = Type.Object(
+  {
+    owner: Type.Optional(
+      Type.String({ description: 'Field set to the caller subject on create; rules default to owner-only.' }),
+    ),
+    list: Type.Optional(Type.String()),
+    read: Type.Optional(Type.String()),
+    create: Type.Optional(Type.String()),
+    update: Type.Optional(Type.String()),
+    delete: Type.Optional(Type.String()),
+    transitions: Type.Optional(Type.Record(Type.String(), Type.String())),
+  },
+  { additionalProperties: false },
+);
+
+/** Part 5 — authentication and authorisation. */
+export const AuthSchema = Type.Object(
+  {
+    schemes: Type.Optional(namedRecord('^[A-Za-z][A-Za-z0-9_-]*$', SchemeSchema)),
+    require: Type.Optional(
+      Type.Union([Type.Literal('public'), Type.Array(Type.String(), { minItems: 1 })], {
+        description: 'Default for every endpoint: any of these schemes.',
+      }),
+    ),
+    roles: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'Role name → description.' })),
+    rules: Type.Optional(Type.Record(Type.String(), RecordRulesSchema, { description: 'Per-resource CEL rules.' })),
+    public: Type.Optional(Type.Array(Type.String(), { description: 'Built-in pages kept public (default all).' })),
+  },
+  { additionalProperties: false, description: 'Part 5: authentication.' },
+);

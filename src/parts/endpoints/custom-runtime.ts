@@ -1,0 +1,69 @@
+import { resolve } from 'node:path';
+import type { CustomEndpointPlan } from '../../plan/types.ts';
+import type { Handler, RuntimeContext } from '../../runtime/context.ts';
+import { compileBodyValidator } from '../../runtime/validator.ts';
+import { importModule } from '../../spec/load.ts';
+import { ApiError } from '../errors/api-error.ts';
+import { objectSchema } from '../resources/json-schema.ts';
+import { coerceQuery } from './coerce-query.ts';
+
+/** What a custom handler receives. The store is the same one the built-in endpoints use. */
+export interface CustomContext {
+  readonly params: Record<string, unknown>;
+  readonly query: Record<string, unknown>;
+  readonly body: unknown;
+  readonly store: RuntimeContext['store'];
+  readonly caller: string;
+  /** Fails the request with a catalogued error code. */
+  fail(code: string, detail?: string): never;
+}
+
+export type CustomHandler = (ctx: CustomContext) => unknown | Promise<unknown>;
+
+/** Loads the handler module named by the spec and wraps it with request and response validation. */
+export const compileCustomHandler = async (ctx: RuntimeContext, endpoint: CustomEndpointPlan): Promise<Handler> => {
+  const mod = await importModule(resolve(ctx.plan.dir, endpoint.handler.module));
+  const fn = mod[endpoint.handler.export];
+  if (typeof fn !== 'function')
+    throw new Error(`${endpoint.handler.module} does not export ${endpoint.handler.export}`);
+  const validateBody = endpoint.body ? compileBodyValidator(ctx.ajv, objectSchema(endpoint.body, 'input')) : undefined;
+  const validateQuery = endpoint.query
+    ? compileBodyValidator(ctx.ajv, objectSchema(endpoint.query, 'input'))
+    : undefined;
+  const responseSchema = endpoint.response?.fields
+    ? endpoint.response.list
+      ? {
+          type: 'object',
+          properties: { data: { type: 'array', items: objectSchema(endpoint.response.fields, 'input') } },
+          required: ['data'],
+        }
+      : objectSchema(endpoint.response.fields, 'input')
+    : undefined;
+  const validateResponse = responseSchema ? ctx.ajv.compile(responseSchema) : undefined;
+  const status = endpoint.response?.status ?? 200;
+  const fail = (code: string, detail?: string): never => {
+    throw new ApiError(code, detail);
+  };
+  return async (input) => {
+    const query = endpoint.query ? coerceQuery(endpoint.query, input.query) : {};
+    const queryError = validateQuery?.(query);
+    if (queryError) throw new ApiError('invalid_query', queryError.detail, queryError.errors);
+    if (validateBody) {
+      const bodyError = validateBody(input.body);
+      if (bodyError) throw bodyError;
+    }
+    const result = await (fn as CustomHandler)({
+      params: { ...input.params },
+      query,
+      body: input.body,
+      store: ctx.store,
+      caller: input.caller,
+      fail,
+    });
+    if (validateResponse && !validateResponse(result)) {
+      throw new Error(`custom endpoint ${endpoint.name} returned a response that does not match its declared shape`);
+    }
+    if (result === undefined) return { status: status === 200 ? 204 : status };
+    return { status, body: JSON.stringify(result), headers: { 'content-type': 'application/json; charset=utf-8' } };
+  };
+};

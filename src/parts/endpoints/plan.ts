@@ -1,0 +1,98 @@
+import type {
+  CustomEndpointPlan,
+  FieldPlan,
+  ListPlan,
+  Operation,
+  ResourcePlan,
+  SortKey,
+  StateMachinePlan,
+} from '../../plan/types.ts';
+import type { ServiceSpec } from '../../spec/schema.ts';
+import { collectionSegment } from '../resources/naming.ts';
+import type { ResourceSpec } from '../resources/schema.ts';
+import type { ResourceEndpointsSpec } from './schema.ts';
+
+export const DEFAULT_OPERATIONS: readonly Operation[] = ['list', 'get', 'create', 'update', 'delete'];
+export const DEFAULT_PAGE_SIZE = 20;
+export const MAX_PAGE_SIZE = 100;
+
+/** Names of `{param}` segments in a path template. */
+export const pathParams = (path: string): string[] => [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1] ?? '');
+
+/** The endpoints part's entry for a resource, if the spec gives one. */
+export const resourceEndpointsSpec = (spec: ServiceSpec, resource: string): ResourceEndpointsSpec | undefined => {
+  const entry = (spec.endpoints as Record<string, unknown> | undefined)?.[resource];
+  return entry && typeof entry === 'object' && !Array.isArray(entry) ? (entry as ResourceEndpointsSpec) : undefined;
+};
+
+/** Binds a nested collection's path parameters to ref fields: {customerId} or {customer} → customer. */
+export const bindParentParam = (param: string, fields: ReadonlyMap<string, { type: string }>): string | undefined => {
+  if (fields.get(param)?.type === 'ref') return param;
+  const stem = param.replace(/Id$/, '');
+  return fields.get(stem)?.type === 'ref' ? stem : undefined;
+};
+
+export const parseSortKeys = (text: string): SortKey[] =>
+  text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((s) => (s.startsWith('-') ? { field: s.slice(1), desc: true } : { field: s.replace(/^\+/, ''), desc: false }));
+
+export const planResourceEndpoints = (
+  spec: ServiceSpec,
+  name: string,
+  resource: ResourceSpec,
+  fields: ReadonlyMap<string, FieldPlan>,
+  states: StateMachinePlan | undefined,
+  maxPageSize: number,
+): Pick<ResourcePlan, 'collectionPath' | 'itemPath' | 'parentParams' | 'operations' | 'list'> => {
+  const entry = resourceEndpointsSpec(spec, name);
+  const collectionPath = entry?.path ?? `/${collectionSegment(name, resource.plural)}`;
+  const parentParams = pathParams(collectionPath).map((param) => ({
+    param,
+    field: bindParentParam(param, fields) ?? param,
+  }));
+  const max = Math.min(entry?.list?.pageSize?.max ?? MAX_PAGE_SIZE, maxPageSize);
+  const filter = [...(entry?.list?.filter ?? [])];
+  if (states && !filter.includes(states.field)) filter.push(states.field);
+  const list: ListPlan = {
+    filter,
+    sort: [...new Set(['createdAt', ...(entry?.list?.sort ?? [])])],
+    defaultSort: parseSortKeys(entry?.list?.defaultSort ?? 'createdAt'),
+    pageSize: { default: Math.min(entry?.list?.pageSize?.default ?? DEFAULT_PAGE_SIZE, max), max },
+    expand: entry?.list?.expand ?? [...fields.values()].filter((f) => f.type === 'ref').map((f) => f.name),
+  };
+  return {
+    collectionPath,
+    itemPath: `${collectionPath}/{id}`,
+    parentParams,
+    operations: new Set(entry?.operations ?? DEFAULT_OPERATIONS),
+    list,
+  };
+};
+
+export const planCustomEndpoints = (spec: ServiceSpec): CustomEndpointPlan[] =>
+  (spec.endpoints?.custom ?? []).map((c) => {
+    const [module = '', exportName = 'default'] = c.handler.split('#');
+    return {
+      name: c.name,
+      method: c.method,
+      path: c.path,
+      ...(c.summary ? { summary: c.summary } : {}),
+      handler: { module, export: exportName },
+      ...(c.request?.params ? { params: c.request.params } : {}),
+      ...(c.request?.query ? { query: c.request.query } : {}),
+      ...(c.request?.body ? { body: c.request.body } : {}),
+      ...(c.response
+        ? {
+            response: {
+              status: c.response.status ?? 200,
+              ...(c.response.fields ? { fields: c.response.fields } : {}),
+              list: c.response.list === true,
+            },
+          }
+        : {}),
+      errors: c.errors ?? [],
+    };
+  });

@@ -1,0 +1,100 @@
+import { type Static, Type } from '@sinclair/typebox';
+import { stringEnum } from '../../spec/string-enum.ts';
+import { FieldsSchema } from '../resources/field-schema.ts';
+
+export const OPERATIONS = ['list', 'get', 'create', 'update', 'replace', 'delete'] as const;
+export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+export const LIST_OPERATORS = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'prefix', 'contains'] as const;
+
+/** Who may call an endpoint: `public`, a list of schemes (any of them), or `{ all: [...] }`. */
+export const AccessSchema = Type.Union([
+  Type.Literal('public'),
+  Type.Array(Type.String(), { minItems: 1 }),
+  Type.Object({ all: Type.Array(Type.String(), { minItems: 1 }) }, { additionalProperties: false }),
+]);
+
+export const OperationOverrideSchema = Type.Object(
+  {
+    require: Type.Optional(AccessSchema),
+    roles: Type.Optional(Type.Array(Type.String())),
+    summary: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false },
+);
+
+export const PageSizeSchema = Type.Object(
+  { default: Type.Optional(Type.Integer({ minimum: 1 })), max: Type.Optional(Type.Integer({ minimum: 1 })) },
+  { additionalProperties: false },
+);
+
+export const ListOptionsSchema = Type.Object(
+  {
+    filter: Type.Optional(Type.Array(Type.String(), { description: 'Fields a caller may filter on.' })),
+    sort: Type.Optional(Type.Array(Type.String(), { description: 'Fields a caller may sort on.' })),
+    defaultSort: Type.Optional(Type.String({ description: 'Like -createdAt (default createdAt).' })),
+    pageSize: Type.Optional(PageSizeSchema),
+    expand: Type.Optional(Type.Array(Type.String(), { description: 'Reference fields that may be expanded.' })),
+  },
+  { additionalProperties: false },
+);
+
+export const ResourceEndpointsSchema = Type.Object(
+  {
+    operations: Type.Optional(Type.Array(stringEnum(OPERATIONS))),
+    path: Type.Optional(Type.String({ description: 'Collection path, e.g. /customers/{customerId}/orders.' })),
+    list: Type.Optional(ListOptionsSchema),
+    require: Type.Optional(AccessSchema),
+    overrides: Type.Optional(
+      Type.Object(Object.fromEntries(OPERATIONS.map((o) => [o, Type.Optional(OperationOverrideSchema)])), {
+        additionalProperties: false,
+        description: 'Per-operation access and roles.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const CustomEndpointSchema = Type.Object(
+  {
+    name: Type.String({ pattern: '^[a-z][A-Za-z0-9]*$' }),
+    method: stringEnum(HTTP_METHODS),
+    path: Type.String({ pattern: '^/' }),
+    summary: Type.Optional(Type.String()),
+    handler: Type.String({ description: 'Module and export: ./handlers.ts#customerSummary' }),
+    request: Type.Optional(
+      Type.Object(
+        { params: Type.Optional(FieldsSchema), query: Type.Optional(FieldsSchema), body: Type.Optional(FieldsSchema) },
+        { additionalProperties: false },
+      ),
+    ),
+    response: Type.Optional(
+      Type.Object(
+        {
+          status: Type.Optional(Type.Integer({ minimum: 200, maximum: 299 })),
+          fields: Type.Optional(FieldsSchema),
+          list: Type.Optional(Type.Boolean({ description: 'The response is {data: [...]} of these fields.' })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    errors: Type.Optional(Type.Array(Type.String(), { description: 'Catalogue codes the handler may fail with.' })),
+    require: Type.Optional(AccessSchema),
+    roles: Type.Optional(Type.Array(Type.String())),
+  },
+  { additionalProperties: false },
+);
+
+/** Part 4 — endpoints: one entry per resource, plus custom endpoints. */
+export const EndpointsSchema = Type.Object(
+  {
+    custom: Type.Optional(Type.Array(CustomEndpointSchema)),
+    basePath: Type.Optional(Type.String({ pattern: '^(/[A-Za-z0-9._~-]+)*$' })),
+  },
+  {
+    additionalProperties: ResourceEndpointsSchema,
+    description: 'Part 4: endpoints. Keys are resource names; `custom` lists custom endpoints.',
+  },
+);
+
+export type ResourceEndpointsSpec = Static<typeof ResourceEndpointsSchema>;
+export type CustomEndpointSpec = Static<typeof CustomEndpointSchema>;

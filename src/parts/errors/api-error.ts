@@ -1,0 +1,25 @@
+import type { BuiltInErrorCode } from './catalogue.ts';
+
+export interface FieldError {
+  /** JSON Pointer as a URI fragment: #/lines/0/qty */
+  readonly pointer: string;
+  readonly code: string;
+  readonly message: string;
+}
+
+/**
+ * The one error the runtime throws on purpose. Its code is a catalogue code (built-in or the spec's own);
+ * only `detail`, `errors` and `extensions` travel to the client, never a message of a library.
+ */
+export class ApiError extends Error {
+  constructor(
+    readonly code: BuiltInErrorCode | (string & {}),
+    readonly detail?: string,
+    readonly errors?: readonly FieldError[],
+    readonly extensions?: Readonly<Record<string, unknown>>,
+    readonly headers?: Readonly<Record<string, string>>,
+  ) {
+    super(detail ?? code);
+    this.name = 'ApiError';
+  }
+}

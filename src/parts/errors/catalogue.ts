@@ -1,0 +1,48 @@
+/**
+ * The built-in runtime error catalogue. Every failure a client can see is one of these codes or one of the
+ * spec's own. `docs/errors.md` lists each; a test keeps the two in step.
+ */
+export const BUILT_IN_ERRORS = {
+  invalid_json: { status: 400, title: 'The request body is not valid JSON' },
+  duplicate_key: { status: 400, title: 'The request body has the same key twice' },
+  forbidden_key: { status: 400, title: 'The request uses a forbidden key such as __proto__' },
+  too_deep: { status: 400, title: 'The request body is nested too deeply' },
+  invalid_query: { status: 400, title: 'A query parameter is not valid' },
+  invalid_filter: { status: 400, title: 'A filter names an unknown field or operator, or has a bad value' },
+  invalid_sort: { status: 400, title: 'A sort names a field that cannot be sorted on' },
+  invalid_cursor: { status: 400, title: 'The cursor is not one this service issued' },
+  limit_exceeded: { status: 400, title: 'The page size is above the maximum' },
+  invalid_expand: { status: 400, title: 'An expand names a field that cannot be expanded' },
+  bad_request: { status: 400, title: 'The request is malformed' },
+  idempotency_key_invalid: { status: 400, title: 'The Idempotency-Key header is empty or longer than 255 characters' },
+  unauthenticated: { status: 401, title: 'Authentication is required' },
+  not_found: { status: 404, title: 'The resource was not found' },
+  method_not_allowed: { status: 405, title: 'The method is not allowed on this resource' },
+  not_acceptable: { status: 406, title: 'None of the accepted media types can be produced' },
+  conflict: { status: 409, title: 'The request conflicts with the current state of the resource' },
+  unique_violation: { status: 409, title: 'A record with this value already exists' },
+  reference_in_use: { status: 409, title: 'The record is referenced by other records' },
+  idempotency_key_in_use: { status: 409, title: 'A request with this Idempotency-Key is still being processed' },
+  invalid_transition: { status: 409, title: 'The transition is not allowed from the current state' },
+  field_locked_in_state: { status: 409, title: 'The field cannot be changed in the current state' },
+  precondition_failed: { status: 412, title: 'The resource has changed since it was read' },
+  payload_too_large: { status: 413, title: 'The request body is too large' },
+  uri_too_long: { status: 414, title: 'The request URI is too long' },
+  unsupported_media_type: { status: 415, title: 'The request body must be application/json' },
+  validation_failed: { status: 422, title: 'The request body failed validation' },
+  unknown_field: { status: 422, title: 'The request body has fields the resource does not have' },
+  read_only_field: { status: 422, title: 'The request body sets fields that are read-only' },
+  invalid_reference: { status: 422, title: 'A reference points to a record that does not exist' },
+  invalid_string: { status: 422, title: 'A string contains characters that cannot be stored (NUL, lone surrogates)' },
+  number_out_of_range: { status: 422, title: 'A number is outside the range the field can hold exactly' },
+  use_transition_endpoint: { status: 422, title: 'The state field changes only through its transition endpoints' },
+  transition_guard_failed: { status: 422, title: 'The transition guard does not hold for this record' },
+  idempotency_key_reused: { status: 422, title: 'The Idempotency-Key was used with a different request' },
+  request_header_fields_too_large: { status: 431, title: 'The request headers are too large' },
+  internal: { status: 500, title: 'Internal error' },
+  busy: { status: 503, title: 'The service is busy; retry shortly' },
+  storage_unavailable: { status: 503, title: 'Storage is unavailable' },
+  timeout: { status: 503, title: 'The request took longer than its time budget' },
+} as const satisfies Record<string, { status: number; title: string }>;
+
+export type BuiltInErrorCode = keyof typeof BUILT_IN_ERRORS;

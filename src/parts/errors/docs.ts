@@ -1,0 +1,73 @@
+import type { Plan } from '../../plan/types.ts';
+import {
+  code,
+  type DocBlock,
+  type DocSection,
+  heading,
+  type Inline,
+  notShownSection,
+  paragraph,
+  table,
+} from '../docs-model.ts';
+
+export const ERRORS_HEADING = 'Errors';
+const NOT_SHOWN = 'Error codes, status codes and error payload shape: not shown.';
+
+/** The members of an RFC 9457 problem details object as this service fills them. */
+const problemFields = (typeBase: string): Array<[string, string, Inline]> => [
+  ['type', 'string (URI)', [code(`${typeBase}<code>`), ', one per catalogue code.']],
+  ['title', 'string', 'The catalogue title of the code.'],
+  ['status', 'integer', 'The HTTP status code.'],
+  ['detail', 'string', 'What went wrong in this occurrence.'],
+  ['instance', 'string', 'The request path.'],
+  ['code', 'string', ['The stable catalogue code, such as ', code('not_found'), '.']],
+  ['errors', 'array', 'Validation only: one entry per failing field, with a JSON pointer to it.'],
+];
+
+const payloadBlocks = (plan: Plan): DocBlock[] => {
+  if (plan.errors.format === 'custom')
+    return [
+      paragraph(
+        'Errors use the service’s own payload; "{code}", "{title}", "{detail}", "{status}" and "{errors}" are filled in:',
+      ),
+      { kind: 'code', language: 'json', source: JSON.stringify(plan.errors.payload ?? {}, null, 2) },
+    ];
+  return [
+    paragraph(
+      'Every error is an RFC 9457 problem details object, sent as ',
+      code('application/problem+json'),
+      '. No stack trace or internal detail reaches a client.',
+    ),
+    table(
+      ['Member', 'Type', 'Meaning'],
+      problemFields(plan.errors.typeBase).map(([m, t, d]) => [code(m), t, d]),
+    ),
+  ];
+};
+
+/** Part 7: the payload shape and the whole catalogue, built-in codes and the service's own, by status. */
+export const errorsDocs = (plan: Plan): DocSection => {
+  const hasInterface = plan.resources.length > 0 || plan.custom.length > 0;
+  if (!plan.spec.errors && !hasInterface) return notShownSection('errors', ERRORS_HEADING, NOT_SHOWN);
+  const entries = [...plan.errors.catalogue.values()].sort((a, b) => a.status - b.status);
+  return {
+    part: 'errors',
+    heading: ERRORS_HEADING,
+    shown: true,
+    blocks: [
+      heading(3, 'Payload'),
+      ...payloadBlocks(plan),
+      heading(3, 'Catalogue'),
+      table(
+        ['Code', 'Status', 'Title', 'Source', 'Description'],
+        entries.map((e) => [
+          code(e.code),
+          String(e.status),
+          e.title,
+          e.builtIn ? 'built-in' : 'service',
+          e.description ?? '',
+        ]),
+      ),
+    ],
+  };
+};

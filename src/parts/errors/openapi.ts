@@ -1,0 +1,198 @@
+import type {
+  CustomEndpointPlan,
+  ErrorsPlan,
+  Operation,
+  Plan,
+  ResourcePlan,
+  TransitionPlan,
+} from '../../plan/types.ts';
+import { type OpenApiComponents, type OpenApiObject, ref } from '../openapi-model.ts';
+import { substitute } from './runtime.ts';
+
+/** Every request can fail on our side, or on storage. */
+const ALWAYS = ['internal', 'busy', 'storage_unavailable'];
+/** What the JSON body parser and the body validators answer. */
+const BODY = [
+  'invalid_json',
+  'forbidden_key',
+  'too_deep',
+  'bad_request',
+  'payload_too_large',
+  'unsupported_media_type',
+  'validation_failed',
+  'unknown_field',
+  'read_only_field',
+  'invalid_string',
+  'number_out_of_range',
+];
+/** Unsafe methods run through the idempotency layer. */
+const IDEMPOTENCY = ['idempotency_key_invalid', 'idempotency_key_in_use', 'idempotency_key_reused'];
+const LIST = ['invalid_query', 'invalid_filter', 'invalid_sort', 'invalid_cursor', 'limit_exceeded', 'invalid_expand'];
+
+/** The catalogue codes one resource operation can answer, as the runtime raises them. */
+export const resourceOperationErrors = (plan: Plan, resource: ResourcePlan, op: Operation): string[] => {
+  const writes = [
+    'invalid_reference',
+    'unique_violation',
+    ...(resource.states ? ['use_transition_endpoint'] : []),
+    ...(resource.states?.states.some((s) => s.editable) ? ['field_locked_in_state'] : []),
+  ];
+  const restricted = plan.resources.some((r) =>
+    r.fields.some((f) => f.ref?.to === resource.name && f.ref.onDelete === 'restrict'),
+  );
+  const codes: Record<Operation, string[]> = {
+    list: LIST,
+    get: ['not_found'],
+    create: [...BODY, ...IDEMPOTENCY, ...writes.filter((c) => c !== 'field_locked_in_state')],
+    update: ['not_found', 'precondition_failed', ...BODY, ...IDEMPOTENCY, ...writes],
+    replace: ['not_found', 'precondition_failed', ...BODY, ...IDEMPOTENCY, ...writes],
+    delete: ['not_found', 'precondition_failed', ...IDEMPOTENCY, ...(restricted ? ['reference_in_use'] : [])],
+  };
+  return [...codes[op], ...ALWAYS];
+};
+
+/** A transition endpoint: its input, the state machine's answers, If-Match and idempotency. */
+export const transitionErrors = (t: TransitionPlan): string[] => [
+  'not_found',
+  'invalid_transition',
+  ...(t.when ? ['transition_guard_failed'] : []),
+  'precondition_failed',
+  ...BODY.filter((c) => c !== 'read_only_field'),
+  ...IDEMPOTENCY,
+  ...ALWAYS,
+];
+
+/** A custom endpoint: its validated query and body, what its handler declares, and not_found on a path with ids. */
+export const customEndpointErrors = (endpoint: CustomEndpointPlan): string[] => [
+  ...(endpoint.query ? ['invalid_query'] : []),
+  ...(endpoint.body ? BODY : []),
+  ...(endpoint.method !== 'GET' ? IDEMPOTENCY : []),
+  ...(endpoint.path.includes('{') ? ['not_found'] : []),
+  ...endpoint.errors,
+  ...ALWAYS,
+];
+
+export const errorMediaType = (errors: ErrorsPlan): string =>
+  errors.format === 'custom' && errors.payload !== undefined ? 'application/json' : 'application/problem+json';
+
+const FIELD_ERROR: OpenApiObject = {
+  type: 'object',
+  description: 'One failing field of the request.',
+  properties: {
+    pointer: { type: 'string', description: 'JSON Pointer (URI fragment) into the body: #/lines/0/qty.' },
+    code: { type: 'string', examples: ['required'] },
+    message: { type: 'string' },
+  },
+  required: ['pointer', 'code', 'message'],
+};
+
+const problemSchema = (errors: ErrorsPlan): OpenApiObject => ({
+  type: 'object',
+  description: 'RFC 9457 problem details. Clients branch on `code`; extension members may follow.',
+  properties: {
+    type: { type: 'string', format: 'uri-reference', examples: [`${errors.typeBase}not_found`] },
+    title: { type: 'string' },
+    status: { type: 'integer', minimum: 400, maximum: 599 },
+    code: { type: 'string', enum: [...errors.catalogue.keys()] },
+    detail: { type: 'string' },
+    instance: { type: 'string', description: 'The request path.' },
+    errors: { type: 'array', items: ref('schemas', 'FieldError') },
+  },
+  required: ['type', 'title', 'status', 'code'],
+});
+
+/** The JSON Schema of a custom payload template: "{status}" is an integer, "{errors}" the field errors. */
+const payloadSchema = (template: unknown): OpenApiObject => {
+  if (typeof template === 'string') {
+    if (template === '{status}') return { type: 'integer' };
+    if (template === '{errors}') return { type: 'array', items: ref('schemas', 'FieldError') };
+    return { type: 'string' };
+  }
+  if (Array.isArray(template))
+    return { type: 'array', items: template[0] === undefined ? {} : payloadSchema(template[0]) };
+  if (template && typeof template === 'object') {
+    const entries = Object.entries(template);
+    return {
+      type: 'object',
+      properties: Object.fromEntries(entries.map(([k, v]) => [k, payloadSchema(v)])),
+      required: entries.map(([k]) => k),
+    };
+  }
+  if (typeof template === 'number') return { type: 'number' };
+  if (typeof template === 'boolean') return { type: 'boolean' };
+  return {};
+};
+
+const exampleError = (errors: ErrorsPlan, code: string): unknown => {
+  const entry = errors.catalogue.get(code);
+  const problem = {
+    type: `${errors.typeBase}${code}`,
+    title: entry?.title ?? code,
+    status: entry?.status ?? 500,
+    code,
+    detail: entry?.description ?? entry?.title ?? code,
+    instance: '/example/path',
+    ...(entry?.status === 422
+      ? { errors: [{ pointer: '#/name', code: 'required', message: 'name is required' }] }
+      : {}),
+  };
+  return errorMediaType(errors) === 'application/json'
+    ? substitute(errors.payload, { ...problem, errors: problem.errors ?? [] })
+    : problem;
+};
+
+/** Component names: the error schema, and one example and one response per catalogue code. */
+export const errorSchemaName = (errors: ErrorsPlan) =>
+  errorMediaType(errors) === 'application/json' ? 'ErrorPayload' : 'Problem';
+
+/** Problem (or the custom payload), FieldError, and an example and a response for every catalogue code. */
+export const errorComponents = (errors: ErrorsPlan): Pick<OpenApiComponents, 'schemas' | 'examples' | 'responses'> => {
+  const schemaName = errorSchemaName(errors);
+  const schemas: Record<string, OpenApiObject> = {
+    FieldError: FIELD_ERROR,
+    [schemaName]: schemaName === 'Problem' ? problemSchema(errors) : payloadSchema(errors.payload),
+  };
+  const examples: Record<string, OpenApiObject> = {};
+  const responses: Record<string, OpenApiObject> = {};
+  for (const [code, entry] of errors.catalogue) {
+    examples[code] = { summary: `${entry.status} ${code}`, value: exampleError(errors, code) };
+    responses[code] = {
+      description: entry.title,
+      headers: { 'X-Request-Id': ref('headers', 'X-Request-Id') },
+      content: {
+        [errorMediaType(errors)]: { schema: ref('schemas', schemaName), examples: { [code]: ref('examples', code) } },
+      },
+    };
+  }
+  return { schemas, examples, responses };
+};
+
+/** The error answers of one operation, by status: one code is a $ref, several share a response with an example each. */
+export const errorResponses = (errors: ErrorsPlan, codes: readonly string[]): Record<string, OpenApiObject> => {
+  const byStatus = new Map<number, string[]>();
+  for (const code of new Set(codes)) {
+    const entry = errors.catalogue.get(code);
+    if (!entry) continue;
+    byStatus.set(entry.status, [...(byStatus.get(entry.status) ?? []), code]);
+  }
+  const out: Record<string, OpenApiObject> = {};
+  for (const status of [...byStatus.keys()].sort((a, b) => a - b)) {
+    const group = byStatus.get(status) ?? [];
+    const [only] = group;
+    if (group.length === 1 && only) {
+      out[String(status)] = ref('responses', only);
+      continue;
+    }
+    out[String(status)] = {
+      description: group.map((c) => `\`${c}\`: ${errors.catalogue.get(c)?.title ?? c}`).join('; '),
+      headers: { 'X-Request-Id': ref('headers', 'X-Request-Id') },
+      content: {
+        [errorMediaType(errors)]: {
+          schema: ref('schemas', errorSchemaName(errors)),
+          examples: Object.fromEntries(group.map((c) => [c, ref('examples', c)])),
+        },
+      },
+    };
+  }
+  return out;
+};

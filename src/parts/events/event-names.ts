@@ -1,0 +1,20 @@
+import { isRecord, stringList } from '../../spec/check-context.ts';
+import type { ServiceSpec } from '../../spec/schema.ts';
+import { resourceMap, transitionMap } from '../resources/lookup.ts';
+
+/** Automatic events (when events.auto covers the resource) plus declared ones, as the runtime would emit them. */
+export const knownEventNames = (spec: ServiceSpec): string[] => {
+  const events = isRecord(spec.events) ? spec.events : {};
+  const auto = events.auto === true ? undefined : stringList(events.auto);
+  const names = new Set<string>();
+  for (const [name, resource] of resourceMap(spec)) {
+    if (auto !== undefined && !auto.includes(name)) continue;
+    for (const change of ['created', 'updated', 'deleted']) names.add(`${name}.${change}`);
+    for (const t of transitionMap(resource).values()) {
+      const event = typeof t.event === 'string' ? t.event : typeof t.to === 'string' ? `${name}.${t.to}` : undefined;
+      if (event) names.add(event);
+    }
+  }
+  if (isRecord(events.declared)) for (const name of Object.keys(events.declared)) names.add(name);
+  return [...names];
+};

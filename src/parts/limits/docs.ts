@@ -1,0 +1,84 @@
+import type { Plan } from '../../plan/types.ts';
+import type { Rate } from '../../spec/units.ts';
+import { code, type DocBlock, type DocSection, heading, type Inline, notShownSection, table } from '../docs-model.ts';
+
+export const LIMITS_HEADING = 'Limits';
+const NOT_SHOWN = 'Rate limits, size limits, time-outs and quotas: not shown.';
+
+const WINDOWS: Array<[number, string]> = [
+  [86_400_000, 'day'],
+  [3_600_000, 'hour'],
+  [60_000, 'minute'],
+  [1000, 'second'],
+];
+
+/** { limit: 100, windowMs: 60000 } → "100 per minute"; 2 minutes → "100 per 2 minutes". */
+export const formatRate = (rate: Rate): string => {
+  for (const [ms, unit] of WINDOWS)
+    if (rate.windowMs % ms === 0) {
+      const n = rate.windowMs / ms;
+      return `${rate.limit} per ${n === 1 ? unit : `${n} ${unit}s`}`;
+    }
+  return `${rate.limit} per ${rate.windowMs} ms`;
+};
+
+export const formatBytes = (bytes: number): string => {
+  for (const [size, unit] of [
+    [1024 ** 3, 'GiB'],
+    [1024 ** 2, 'MiB'],
+    [1024, 'KiB'],
+  ] as const)
+    if (bytes >= size && bytes % size === 0) return `${bytes / size} ${unit}`;
+  return `${bytes} bytes`;
+};
+
+export const formatMs = (ms: number): string =>
+  ms % 60_000 === 0 ? `${ms / 60_000} min` : ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
+
+const rateBlocks = (plan: Plan): DocBlock[] => {
+  const rate = plan.limits.rate;
+  const rows: Inline[][] = [];
+  if (rate?.default) rows.push(['every endpoint', formatRate(rate.default), `per ${rate.by}`]);
+  for (const [endpoint, r] of rate?.endpoints ?? []) rows.push([code(endpoint), formatRate(r), `per ${rate?.by}`]);
+  const authFailures = plan.spec.limits?.rate?.authFailures;
+  if (authFailures) rows.push(['failed authentication', code(authFailures), 'per IP address']);
+  if (!rows.length) return [];
+  return [heading(3, 'Rate limits'), table(['Applies to', 'Limit', 'Counted'], rows)];
+};
+
+const quotaBlocks = (plan: Plan): DocBlock[] => {
+  const rows = [...plan.limits.quotas].map(([key, r]): Inline[] => [code(key), formatRate(r)]);
+  return rows.length ? [heading(3, 'Quotas'), table(['Operation', 'Quota'], rows)] : [];
+};
+
+/** Part 8: rate limits, quotas, sizes and time-outs; defaults are marked as such. */
+export const limitsDocs = (plan: Plan): DocSection => {
+  const spec = plan.spec.limits;
+  const hasInterface = plan.resources.length > 0 || plan.custom.length > 0;
+  if (!spec && !hasInterface) return notShownSection('limits', LIMITS_HEADING, NOT_SHOWN);
+  const mark = (given: unknown) => (given === undefined ? ' (default)' : '');
+  const sizes: Inline[][] = [
+    ['request body', `${formatBytes(plan.limits.bodyBytes)}${mark(spec?.size?.body)}`],
+    ['page size', `${plan.limits.maxPageSize} records at most${mark(spec?.size?.pageSize)}`],
+    ['JSON nesting depth', `${plan.limits.depth}${mark(spec?.size?.depth)}`],
+    ...Object.entries(spec?.size?.endpoints ?? {}).map(([e, s]): Inline[] => [['body of ', code(e)], s]),
+  ];
+  const timeouts: Inline[][] = [
+    ['request', `${formatMs(plan.limits.requestTimeoutMs)}${mark(spec?.timeouts?.request)}`],
+    ...(spec?.timeouts?.headers ? [['request headers', spec.timeouts.headers] as Inline[]] : []),
+    ...Object.entries(spec?.timeouts?.endpoints ?? {}).map(([e, t]): Inline[] => [code(e), t]),
+  ];
+  return {
+    part: 'limits',
+    heading: LIMITS_HEADING,
+    shown: true,
+    blocks: [
+      ...rateBlocks(plan),
+      ...quotaBlocks(plan),
+      heading(3, 'Sizes'),
+      table(['Limit', 'Value'], sizes),
+      heading(3, 'Time-outs'),
+      table(['Limit', 'Value'], timeouts),
+    ],
+  };
+};

@@ -1,0 +1,37 @@
+import { type CheckContext, isRecord } from '../../spec/check-context.ts';
+import { suggestion } from '../../spec/validate-shape.ts';
+import { checkFields } from './check-field.ts';
+import { knownFieldNames, resourceMap } from './lookup.ts';
+
+/** Semantic checks of part: resources. */
+export const checkResources = (ctx: CheckContext): void => {
+  const resources = resourceMap(ctx.spec);
+  const names = [...resources.keys()];
+  const scope = { ctx, resources: names };
+  const byLowerCase = new Map<string, string>();
+  for (const [name, resource] of resources) {
+    const clash = byLowerCase.get(name.toLowerCase());
+    if (clash)
+      ctx.report('duplicate-name', ['resources', name], `"${name}" differs from "${clash}" only by case`, 'key');
+    else byLowerCase.set(name.toLowerCase(), name);
+
+    checkFields(scope, resource.fields, ['resources', name, 'fields'], true);
+    checkIndexes(ctx, name, resource);
+  }
+};
+
+const checkIndexes = (ctx: CheckContext, name: string, resource: Record<string, unknown>) => {
+  if (!Array.isArray(resource.indexes)) return;
+  const known = [...knownFieldNames(resource)];
+  for (const [i, index] of resource.indexes.entries()) {
+    if (!isRecord(index) || !Array.isArray(index.fields)) continue;
+    for (const [j, field] of index.fields.entries()) {
+      if (typeof field !== 'string' || known.includes(field)) continue;
+      ctx.report(
+        'unknown-field',
+        ['resources', name, 'indexes', i, 'fields', j],
+        `${name} has no field "${field}"${suggestion(String(field), known)}`,
+      );
+    }
+  }
+};

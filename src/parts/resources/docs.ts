@@ -1,0 +1,74 @@
+import type { Plan, ResourcePlan } from '../../plan/types.ts';
+import {
+  code,
+  codes,
+  type DocBlock,
+  type DocSection,
+  heading,
+  type Inline,
+  list,
+  notShownSection,
+  paragraph,
+} from '../docs-model.ts';
+import { fieldTable } from './field-docs.ts';
+
+export const RESOURCES_HEADING = 'Resources and their fields';
+const NOT_SHOWN = 'Resources, their fields, types, formats and required flags: not shown.';
+
+/** The engine-owned fields every record has, as leading rows of its field table. */
+const systemRows = (resource: ResourcePlan): Inline[][] => [
+  [
+    code('id'),
+    'string',
+    '',
+    'yes',
+    '',
+    'read-only; set by the service',
+    resource.idPrefix ? ['Sortable id like ', code(`${resource.idPrefix}_01J…`)] : 'Sortable id.',
+  ],
+  [code('createdAt'), 'datetime', '', 'yes', '', 'read-only; set by the service', 'When the record was created.'],
+  [code('updatedAt'), 'datetime', '', 'yes', '', 'read-only; set by the service', 'When the record last changed.'],
+];
+
+const resourceBlocks = (resource: ResourcePlan): DocBlock[] => {
+  const blocks: DocBlock[] = [heading(3, resource.name)];
+  if (resource.description) blocks.push(paragraph(resource.description));
+  const fields = Object.fromEntries(
+    resource.fields.map((f) => [
+      f.name,
+      f.isState
+        ? { ...f.spec, readOnly: true, description: f.spec.description ?? 'State; set by transitions.' }
+        : f.spec,
+    ]),
+  );
+  const fieldsTable = fieldTable(fields, systemRows(resource));
+  if (fieldsTable) blocks.push(fieldsTable);
+  if (resource.indexes.length)
+    blocks.push(
+      paragraph('Indexes:'),
+      list(
+        resource.indexes.map((i) => [...codes(i.fields), i.unique ? ' (unique)' : '', i.name ? ` — ${i.name}` : '']),
+      ),
+    );
+  return blocks;
+};
+
+/** Part 2: one field table per resource, system fields first. */
+export const resourcesDocs = (plan: Plan): DocSection => {
+  if (!plan.resources.length) return notShownSection('resources', RESOURCES_HEADING, NOT_SHOWN);
+  return {
+    part: 'resources',
+    heading: RESOURCES_HEADING,
+    shown: true,
+    blocks: [
+      paragraph(
+        'Every record also carries a revision, sent as its ',
+        code('ETag'),
+        '; writes may send it back in ',
+        code('If-Match'),
+        ' to refuse lost updates.',
+      ),
+      ...plan.resources.flatMap(resourceBlocks),
+    ],
+  };
+};

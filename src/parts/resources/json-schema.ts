@@ -1,0 +1,179 @@
+import type { FieldPlan, ResourcePlan } from '../../plan/types.ts';
+import type { FieldSpec } from './field-schema.ts';
+
+export type JsonSchema = Record<string, unknown>;
+
+/** The exact range of a JSON number (I-JSON): integers beyond it must travel as decimal strings. */
+export const MAX_SAFE = Number.MAX_SAFE_INTEGER;
+
+const decimalPattern = (f: FieldSpec) => {
+  const scale = f.scale ?? 2;
+  const intDigits = Math.max(1, (f.precision ?? 18) - scale);
+  return scale === 0 ? `^-?\\d{1,${intDigits}}$` : `^-?\\d{1,${intDigits}}(\\.\\d{1,${scale}})?$`;
+};
+
+const withNull = (schema: JsonSchema, nullable: boolean): JsonSchema => {
+  if (!nullable) return schema;
+  if (Array.isArray(schema.enum)) return { ...schema, type: ['string', 'null'], enum: [...schema.enum, null] };
+  if (typeof schema.type === 'string') return { ...schema, type: [schema.type, 'null'] };
+  return { anyOf: [schema, { type: 'null' }] };
+};
+
+const described = (f: FieldSpec, schema: JsonSchema, forDocs: boolean): JsonSchema =>
+  forDocs
+    ? {
+        ...schema,
+        ...(f.description ? { description: f.description } : {}),
+        ...(f.example !== undefined ? { examples: [f.example] } : {}),
+        ...(f.default !== undefined ? { default: f.default } : {}),
+        ...(f.readOnly ? { readOnly: true } : {}),
+        ...(f.writeOnly ? { writeOnly: true } : {}),
+      }
+    : schema;
+
+/**
+ * The JSON Schema of one field's value. `mode: 'input'` carries every constraint (validation);
+ * `mode: 'output'` only the types (fast serialisation); `docs` adds descriptions and examples (OpenAPI).
+ */
+export const fieldSchema = (f: FieldSpec, mode: 'input' | 'output', docs = false): JsonSchema => {
+  const input = mode === 'input';
+  const base = (): JsonSchema => {
+    switch (f.type) {
+      case 'string':
+        return {
+          type: 'string',
+          ...(input || docs
+            ? {
+                ...(f.minLength !== undefined ? { minLength: f.minLength } : {}),
+                ...(f.maxLength !== undefined ? { maxLength: f.maxLength } : {}),
+                ...(f.format && f.format !== 'pattern' ? { format: f.format } : {}),
+                ...(f.pattern ? { pattern: f.pattern } : {}),
+              }
+            : {}),
+        };
+      case 'integer':
+        return {
+          type: 'integer',
+          ...(input || docs ? { minimum: f.min ?? -MAX_SAFE, maximum: f.max ?? MAX_SAFE } : {}),
+        };
+      case 'number':
+        return {
+          type: 'number',
+          ...(input || docs
+            ? { ...(f.min !== undefined ? { minimum: f.min } : {}), ...(f.max !== undefined ? { maximum: f.max } : {}) }
+            : {}),
+        };
+      case 'decimal':
+        return {
+          type: 'string',
+          ...(input || docs ? { pattern: decimalPattern(f) } : {}),
+          ...(docs ? { format: 'decimal' } : {}),
+        };
+      case 'boolean':
+        return { type: 'boolean' };
+      case 'date':
+        return { type: 'string', ...(input || docs ? { format: 'date' } : {}) };
+      case 'datetime':
+        return { type: 'string', ...(input || docs ? { format: 'date-time' } : {}) };
+      case 'enum':
+        return { type: 'string', enum: [...(f.values ?? [])] };
+      case 'ref':
+        return {
+          type: 'string',
+          ...(input || docs ? { minLength: 1, maxLength: 255 } : {}),
+          ...(docs && f.to ? { 'x-ref': f.to } : {}),
+        };
+      case 'json':
+        return {};
+      case 'array':
+        return {
+          type: 'array',
+          items: f.items ? fieldSchema(f.items, mode, docs) : {},
+          ...(input || docs
+            ? {
+                ...(f.minItems !== undefined ? { minItems: f.minItems } : {}),
+                ...(f.maxItems !== undefined ? { maxItems: f.maxItems } : {}),
+                ...(f.uniqueItems ? { uniqueItems: true } : {}),
+              }
+            : {}),
+        };
+      case 'object':
+        return objectSchema(f.fields ?? {}, mode, docs);
+    }
+  };
+  return described(f, withNull(base(), f.nullable === true), docs);
+};
+
+/** An object of fields (nested objects, transition inputs, custom payloads). */
+export const objectSchema = (
+  fields: Readonly<Record<string, FieldSpec>>,
+  mode: 'input' | 'output',
+  docs = false,
+): JsonSchema => {
+  const entries = Object.entries(fields).filter(
+    ([, f]) => !(mode === 'output' && f.writeOnly) && !(mode === 'input' && f.readOnly),
+  );
+  const required = entries
+    .filter(([, f]) => f.required && (mode === 'output' || f.default === undefined))
+    .map(([n]) => n);
+  return {
+    type: 'object',
+    properties: Object.fromEntries(entries.map(([n, f]) => [n, fieldSchema(f, mode, docs)])),
+    ...(required.length ? { required } : {}),
+    additionalProperties: false,
+  };
+};
+
+const SYSTEM_OUTPUT: JsonSchema = {
+  id: { type: 'string' },
+  createdAt: { type: 'string', format: 'date-time' },
+  updatedAt: { type: 'string', format: 'date-time' },
+};
+
+/** A record as clients receive it: id, the readable fields, createdAt, updatedAt. */
+export const recordSchema = (resource: ResourcePlan, docs = false): JsonSchema => {
+  const fields = resource.fields.filter((f) => !f.writeOnly);
+  return {
+    type: 'object',
+    properties: {
+      id: SYSTEM_OUTPUT.id,
+      ...Object.fromEntries(fields.map((f) => [f.name, fieldSchema(f.spec, 'output', docs)])),
+      createdAt: SYSTEM_OUTPUT.createdAt,
+      updatedAt: SYSTEM_OUTPUT.updatedAt,
+    },
+    // Serialisers only require the system fields: a record stored before a field became required still serialises.
+    required: ['id', ...(docs ? fields.filter((f) => f.required).map((f) => f.name) : []), 'createdAt', 'updatedAt'],
+    additionalProperties: false,
+  };
+};
+
+/** Fields a client may write. */
+export const writableFields = (resource: ResourcePlan): FieldPlan[] => resource.fields.filter((f) => !f.readOnly);
+
+/**
+ * The body of a create (or a PUT): writable fields, required ones without a default required.
+ * For a nested collection the parent reference comes from the path, so it is not required in the body.
+ */
+export const createSchema = (resource: ResourcePlan, docs = false): JsonSchema => {
+  const fromPath = new Set(resource.parentParams.map((p) => p.field));
+  const fields = writableFields(resource);
+  const required = fields.filter((f) => f.required && !f.hasDefault && !fromPath.has(f.name)).map((f) => f.name);
+  return {
+    type: 'object',
+    properties: Object.fromEntries(fields.map((f) => [f.name, fieldSchema(f.spec, 'input', docs)])),
+    ...(required.length ? { required } : {}),
+    additionalProperties: false,
+  };
+};
+
+/** A JSON Merge Patch (RFC 7396): every writable field optional; null clears a field that is not required. */
+export const patchSchema = (resource: ResourcePlan, docs = false): JsonSchema => ({
+  type: 'object',
+  properties: Object.fromEntries(
+    writableFields(resource).map((f) => [
+      f.name,
+      fieldSchema({ ...f.spec, nullable: f.spec.nullable || !f.required }, 'input', docs),
+    ]),
+  ),
+  additionalProperties: false,
+});

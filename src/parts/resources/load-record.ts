@@ -1,0 +1,34 @@
+import type { ResourcePlan } from '../../plan/types.ts';
+import type { HandlerInput, RuntimeContext } from '../../runtime/context.ts';
+import type { Row } from '../../storage/index.ts';
+import { ApiError } from '../errors/api-error.ts';
+import { etagOf, idPattern, parseIfMatch } from './record-io.ts';
+
+/** Loads the record a request's path names, scoped to its parent path; anything else is 404 not_found. */
+export const createRecordLoader = (ctx: RuntimeContext, resource: ResourcePlan) => {
+  const ids = idPattern(resource);
+  return async (input: HandlerInput): Promise<Row> => {
+    const id = input.params.id ?? '';
+    const row = ids.test(id) ? await ctx.store.get(resource.name, id) : undefined;
+    if (!row || resource.parentParams.some((p) => row[p.field] !== input.params[p.param])) {
+      throw new ApiError('not_found', `No ${resource.name} with id ${id}.`);
+    }
+    return row;
+  };
+};
+
+/** The revision a write must find (If-Match), or 412 precondition_failed when the client's copy is stale. */
+export const expectRevision = (input: HandlerInput, row: Row): number => {
+  const wanted = parseIfMatch(input.headers['if-match']);
+  if (wanted === null || (wanted !== undefined && wanted !== row.revision)) {
+    throw new ApiError(
+      'precondition_failed',
+      'The record has changed since the ETag you sent; read it again.',
+      undefined,
+      {
+        currentEtag: etagOf(row),
+      },
+    );
+  }
+  return row.revision;
+};

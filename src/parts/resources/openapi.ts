@@ -1,0 +1,100 @@
+import type { ResourcePlan } from '../../plan/types.ts';
+import { type OpenApiObject, ref } from '../openapi-model.ts';
+import { exampleCreate, exampleRecord } from './example.ts';
+import { createSchema, patchSchema, recordSchema } from './json-schema.ts';
+
+/** Component names of one resource's schemas. */
+export const resourceSchemaNames = (resource: ResourcePlan) => ({
+  record: resource.name,
+  create: `${resource.name}Create`,
+  patch: `${resource.name}Patch`,
+  page: `${resource.name}Page`,
+  /** A record as a list answers it, where `expand` may have replaced references by the records they name. */
+  listed: resource.list.expand.length ? `${resource.name}Listed` : resource.name,
+});
+
+/** The record schema with the plan's view of each field: the state field is read-only and set by transitions. */
+const documentedRecord = (resource: ResourcePlan): OpenApiObject => {
+  const schema = recordSchema(resource, true);
+  const properties = { ...(schema.properties as Record<string, OpenApiObject>) };
+  properties.createdAt = { type: 'string', format: 'date-time', readOnly: true };
+  properties.updatedAt = { type: 'string', format: 'date-time', readOnly: true };
+  for (const f of resource.fields) {
+    const p = properties[f.name];
+    if (p && f.readOnly) properties[f.name] = { ...p, readOnly: true };
+    if (p && f.isState) properties[f.name] = { ...p, description: 'The state; changed only by transitions.' };
+  }
+  return { ...schema, properties, ...(resource.description ? { description: resource.description } : {}) };
+};
+
+/**
+ * Request schemas state defaults in prose: generators (openapi-typescript) read `default` as "always present",
+ * which holds for records but would make a client send every defaulted field.
+ */
+export const defaultsInProse = (schema: unknown): unknown => {
+  if (Array.isArray(schema)) return schema.map(defaultsInProse);
+  if (!schema || typeof schema !== 'object') return schema;
+  const { default: value, ...rest } = schema as OpenApiObject;
+  const walk = ([k, v]: [string, unknown]): [string, unknown] => {
+    if (k === 'properties' && v && typeof v === 'object')
+      return [k, Object.fromEntries(Object.entries(v).map(([name, p]) => [name, defaultsInProse(p)]))];
+    return [k, k === 'examples' || k === 'enum' ? v : defaultsInProse(v)];
+  };
+  const out = Object.fromEntries(Object.entries(rest).map(walk));
+  if (value === undefined) return out;
+  const note = `Defaults to ${JSON.stringify(value)}.`;
+  return { ...out, description: out.description ? `${String(out.description)} ${note}` : note };
+};
+
+/** <Resource>, <Resource>Create, <Resource>Patch and <Resource>Page (and <Resource>Listed with expand). */
+export const resourceComponents = (
+  resource: ResourcePlan,
+  resources: ReadonlyMap<string, ResourcePlan>,
+): Record<string, OpenApiObject> => {
+  const names = resourceSchemaNames(resource);
+  const record = documentedRecord(resource);
+  const example = exampleRecord(resource, resources);
+  (record.properties as Record<string, OpenApiObject>).id = {
+    type: 'string',
+    readOnly: true,
+    examples: [example.id],
+  };
+  const out: Record<string, OpenApiObject> = {
+    [names.record]: { ...record, examples: [example] },
+    [names.create]: {
+      ...(defaultsInProse(createSchema(resource, true)) as OpenApiObject),
+      description: `The body of a create${resource.operations.has('replace') ? ' or a replace (PUT)' : ''}.`,
+      examples: [exampleCreate(resource, resources)],
+    },
+    [names.patch]: {
+      ...(defaultsInProse(patchSchema(resource, true)) as OpenApiObject),
+      description: 'A JSON Merge Patch (RFC 7396): only the fields to change; null clears an optional field.',
+    },
+  };
+  if (names.listed !== names.record) {
+    const properties = { ...(record.properties as Record<string, OpenApiObject>) };
+    for (const name of resource.list.expand) {
+      const target = resource.fieldsByName.get(name)?.ref?.to;
+      const p = properties[name];
+      if (target && p)
+        properties[name] = { anyOf: [p, ref('schemas', target)], description: `Expanded with expand=${name}.` };
+    }
+    out[names.listed] = { ...record, properties, description: `A ${resource.name} as a list returns it.` };
+  }
+  out[names.page] = {
+    type: 'object',
+    description: `One page of ${resource.name} records.`,
+    properties: {
+      data: { type: 'array', items: ref('schemas', names.listed) },
+      nextCursor: {
+        type: ['string', 'null'],
+        description: 'Pass as `cursor` for the next page; null on the last page.',
+      },
+      total: { type: 'integer', minimum: 0, description: 'Every matching record; only with count=true.' },
+    },
+    required: ['data', 'nextCursor'],
+    additionalProperties: false,
+    examples: [{ data: [example], nextCursor: null }],
+  };
+  return out;
+};

@@ -1,0 +1,65 @@
+import type { FieldPlan, ResourcePlan } from '../../plan/types.ts';
+import type { ServiceSpec } from '../../spec/schema.ts';
+import { planResourceEndpoints } from '../endpoints/plan.ts';
+import { planStateMachine } from '../states/plan.ts';
+import type { FieldSpec } from './field-schema.ts';
+import { snakeCase } from './naming.ts';
+import type { ResourceSpec } from './schema.ts';
+
+export const planField = (name: string, spec: FieldSpec, isState = false): FieldPlan => ({
+  name,
+  type: spec.type,
+  spec,
+  required: spec.required === true,
+  nullable: spec.nullable === true,
+  readOnly: spec.readOnly === true || isState,
+  writeOnly: spec.writeOnly === true,
+  unique: spec.unique === true,
+  column: snakeCase(name),
+  hasDefault: spec.default !== undefined,
+  ...(spec.default !== undefined ? { default: spec.default } : {}),
+  ...(spec.type === 'ref' && spec.to ? { ref: { to: spec.to, onDelete: spec.onDelete ?? 'restrict' } } : {}),
+  ...(isState ? { isState: true } : {}),
+});
+
+export const planResource = (
+  spec: ServiceSpec,
+  name: string,
+  resource: ResourceSpec,
+  maxPageSize: number,
+): ResourcePlan => {
+  const states = resource.states ? planStateMachine(name, resource.states) : undefined;
+  const fields: FieldPlan[] = Object.entries(resource.fields ?? {}).map(([fieldName, field]) =>
+    planField(fieldName, field),
+  );
+  if (states && !fields.some((f) => f.name === states.field)) {
+    fields.push(
+      planField(
+        states.field,
+        { type: 'enum', values: states.states.map((s) => s.name), required: true, default: states.initial },
+        true,
+      ),
+    );
+  } else if (states) {
+    const index = fields.findIndex((f) => f.name === states.field);
+    const existing = fields[index];
+    if (existing) fields[index] = { ...existing, readOnly: true, isState: true };
+  }
+  const fieldsByName = new Map(fields.map((f) => [f.name, f]));
+  const endpoints = planResourceEndpoints(spec, name, resource, fieldsByName, states, maxPageSize);
+  return {
+    name,
+    ...(resource.description ? { description: resource.description } : {}),
+    ...endpoints,
+    table: snakeCase(name),
+    ...(resource.idPrefix ? { idPrefix: resource.idPrefix } : {}),
+    fields,
+    fieldsByName,
+    ...(states ? { states } : {}),
+    indexes: (resource.indexes ?? []).map((i) => ({
+      fields: i.fields,
+      unique: i.unique === true,
+      ...(i.name ? { name: i.name } : {}),
+    })),
+  };
+};

@@ -1,0 +1,160 @@
+import type { ResourcePlan } from '../../plan/types.ts';
+import { type Handler, type HandlerInput, type RuntimeContext, runHooks } from '../../runtime/context.ts';
+import { compileBodyValidator } from '../../runtime/validator.ts';
+import type { Row } from '../../storage/index.ts';
+import { ApiError } from '../errors/api-error.ts';
+import { createSchema, patchSchema } from './json-schema.ts';
+import { createRecordLoader, expectRevision } from './load-record.ts';
+import { mergePatch } from './merge-patch.ts';
+import { createRecordWriter, etagOf, newId } from './record-io.ts';
+import { checkReferences, releaseReferences } from './references.ts';
+import { SYSTEM_FIELDS } from './system-fields.ts';
+
+export interface RecordHandlers {
+  readonly get: Handler;
+  readonly create: Handler;
+  readonly update: Handler;
+  readonly replace: Handler;
+  readonly remove: Handler;
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** Compiles the CRUD handlers of one resource: validators, serialiser and id pattern are built here, once. */
+export const compileRecordHandlers = (ctx: RuntimeContext, resource: ResourcePlan): RecordHandlers => {
+  const writer = createRecordWriter(resource);
+  const readOnly = new Set<string>([...SYSTEM_FIELDS, ...resource.fields.filter((f) => f.readOnly).map((f) => f.name)]);
+  const stateField = resource.states?.field;
+  const validateCreate = compileBodyValidator(ctx.ajv, createSchema(resource), readOnly);
+  const validatePatch = compileBodyValidator(ctx.ajv, patchSchema(resource), readOnly);
+  const writable = resource.fields.filter((f) => !f.readOnly);
+
+  const respond = (status: number, row: Row, extra?: Record<string, string>) => ({
+    status,
+    body: writer.serialize(row),
+    headers: { 'content-type': JSON_TYPE, etag: etagOf(row), ...extra },
+  });
+
+  const load = createRecordLoader(ctx, resource);
+
+  const rejectStateWrite = (body: unknown) => {
+    if (stateField && body && typeof body === 'object' && stateField in body) {
+      throw new ApiError('use_transition_endpoint', `${stateField} changes only through the transition endpoints.`, [
+        { pointer: `#/${stateField}`, code: 'use_transition_endpoint', message: `${stateField} is set by transitions` },
+      ]);
+    }
+  };
+
+  /** Parent references come from the path of a nested collection; a body that contradicts it is refused. */
+  const bindParents = (input: HandlerInput, values: Record<string, unknown>) => {
+    for (const p of resource.parentParams) {
+      const fromPath = input.params[p.param];
+      // A body without the field arrives here as null (writableValues fills absent fields).
+      if (values[p.field] !== undefined && values[p.field] !== null && values[p.field] !== fromPath) {
+        throw new ApiError('validation_failed', `${p.field} is given by the path.`, [
+          { pointer: `#/${p.field}`, code: 'conflicts_with_path', message: `must equal the path's ${p.param}` },
+        ]);
+      }
+      values[p.field] = fromPath;
+    }
+  };
+
+  const writableValues = (source: Record<string, unknown>, withDefaults: boolean) => {
+    const values: Record<string, unknown> = {};
+    for (const f of writable) {
+      const v = source[f.name];
+      values[f.name] = v !== undefined ? v : withDefaults && f.hasDefault ? structuredClone(f.default) : null;
+    }
+    return values;
+  };
+
+  const create: Handler = async (input) => {
+    const invalid = validateCreate(input.body);
+    if (invalid) throw invalid;
+    const values = writableValues(input.body as Record<string, unknown>, true);
+    bindParents(input, values);
+    await checkReferences(ctx, resource, values);
+    const nowMs = ctx.now().getTime();
+    const now = new Date(nowMs).toISOString();
+    const row: Row = { id: newId(resource, nowMs), createdAt: now, updatedAt: now, revision: 1, ...values };
+    for (const f of resource.fields) {
+      if (f.readOnly && row[f.name] === undefined) row[f.name] = f.hasDefault ? structuredClone(f.default) : null;
+    }
+    if (resource.states && stateField) row[stateField] = resource.states.initial;
+    await ctx.store.insert(resource.name, row);
+    await runHooks(ctx, { kind: 'created', resource, after: row, actor: input.caller });
+    const location = resource.itemPath.replace(/\{(\w+)\}/g, (_, p: string) =>
+      p === 'id' ? row.id : (input.params[p] ?? ''),
+    );
+    return respond(201, row, { location: `${ctx.plan.service.basePath}${location}` });
+  };
+
+  const get: Handler = async (input) => respond(200, await load(input));
+
+  const write = async (input: HandlerInput, next: Record<string, unknown>, current: Row) => {
+    const revision = expectRevision(input, current);
+    const editable = resource.states?.states.find((s) => s.name === current[stateField ?? ''])?.editable;
+    const changes: Record<string, unknown> = {};
+    for (const f of writable) {
+      const before = JSON.stringify(current[f.name] ?? null);
+      const after = JSON.stringify(next[f.name] ?? null);
+      if (before !== after) changes[f.name] = next[f.name] ?? null;
+    }
+    if (editable) {
+      const locked = Object.keys(changes).filter((name) => !editable.includes(name));
+      if (locked.length) {
+        throw new ApiError(
+          'field_locked_in_state',
+          `In state ${String(current[stateField ?? ''])} only ${editable.join(', ') || 'no field'} may change.`,
+          locked.map((name) => ({
+            pointer: `#/${name}`,
+            code: 'field_locked_in_state',
+            message: `${name} is locked in this state`,
+          })),
+        );
+      }
+    }
+    await checkReferences(ctx, resource, changes);
+    changes.updatedAt = ctx.now().toISOString();
+    const row = await ctx.store.update(resource.name, current.id, changes, { revision });
+    if (!row)
+      throw new ApiError('precondition_failed', 'The record changed while it was being written; read it again.');
+    await runHooks(ctx, { kind: 'updated', resource, before: current, after: row, actor: input.caller });
+    return respond(200, row);
+  };
+
+  const update: Handler = async (input) => {
+    rejectStateWrite(input.body);
+    const invalid = validatePatch(input.body);
+    if (invalid) throw invalid;
+    const current = await load(input);
+    const merged = mergePatch(writableValues(current, false), input.body) as Record<string, unknown>;
+    const whole = Object.fromEntries(Object.entries(merged).filter(([, v]) => v !== null && v !== undefined));
+    const stillValid = validateCreate(whole);
+    if (stillValid) throw stillValid;
+    return write(input, merged, current);
+  };
+
+  const replace: Handler = async (input) => {
+    rejectStateWrite(input.body);
+    const invalid = validateCreate(input.body);
+    if (invalid) throw invalid;
+    const current = await load(input);
+    const values = writableValues(input.body as Record<string, unknown>, true);
+    bindParents(input, values);
+    return write(input, values, current);
+  };
+
+  const remove: Handler = async (input) => {
+    const current = await load(input);
+    const revision = expectRevision(input, current);
+    await releaseReferences(ctx, resource, current.id);
+    if (!(await ctx.store.delete(resource.name, current.id, { revision }))) {
+      throw new ApiError('precondition_failed', 'The record changed while it was being deleted; read it again.');
+    }
+    await runHooks(ctx, { kind: 'deleted', resource, before: current, actor: input.caller });
+    return { status: 204 };
+  };
+
+  return { get, create, update, replace, remove };
+};

@@ -1,0 +1,38 @@
+import { type Static, Type } from '@sinclair/typebox';
+import { namedRecord } from '../../spec/named-record.ts';
+import { StatesSchema } from '../states/schema.ts';
+import { FieldsSchema } from './field-schema.ts';
+
+export const IndexSchema = Type.Object(
+  {
+    fields: Type.Array(Type.String(), { minItems: 1 }),
+    unique: Type.Optional(Type.Boolean()),
+    name: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false },
+);
+
+export const ResourceSchema = Type.Object(
+  {
+    description: Type.Optional(Type.String()),
+    plural: Type.Optional(
+      Type.String({ description: 'Plural used for the collection path (default: English plural).' }),
+    ),
+    idPrefix: Type.Optional(
+      Type.String({ pattern: '^[a-z][a-z0-9]{0,11}$', description: 'Ids look like <prefix>_<ulid>.' }),
+    ),
+    fields: FieldsSchema,
+    indexes: Type.Optional(Type.Array(IndexSchema)),
+    states: Type.Optional(StatesSchema),
+  },
+  { additionalProperties: false },
+);
+
+/** Part 2 — resources and their fields. Names are PascalCase. */
+export const ResourcesSchema = namedRecord(
+  '^[A-Z][A-Za-z0-9]*$',
+  ResourceSchema,
+  'Part 2: resources, their fields, types, formats and required flags.',
+);
+
+export type ResourceSpec = Static<typeof ResourceSchema>;

@@ -1,0 +1,18 @@
+import { parse } from '@marcbachmann/cel-js';
+
+export type Guard = (vars: { record: unknown; input: unknown; principal: unknown }) => boolean;
+
+/**
+ * Compiles a CEL guard once. A guard that errors while evaluating (a missing key, a type clash) counts as
+ * false: a transition only goes ahead when its guard positively holds.
+ */
+export const compileGuard = (expression: string): Guard => {
+  const evaluate = parse(expression);
+  return (vars) => {
+    try {
+      return evaluate(vars as Record<string, unknown>) === true;
+    } catch {
+      return false;
+    }
+  };
+};

@@ -1,0 +1,64 @@
+import type { Plan } from '../../plan/types.ts';
+import type { Handler, RuntimeContext } from '../../runtime/context.ts';
+import type { Timer } from '../../storage/index.ts';
+import { ApiError } from '../errors/api-error.ts';
+import type { FireTimer } from './timers.ts';
+import { compileHistoryHandler, compileTransition } from './transition-runtime.ts';
+
+export interface StateRoute {
+  readonly resource: string;
+  readonly path: string;
+  readonly method: 'GET' | 'POST';
+  readonly operation: string;
+  readonly handler: Handler;
+}
+
+/** Compiles every state machine of the plan: one POST per transition, one GET history per resource, the timer firer. */
+export const compileStateMachines = (
+  ctx: RuntimeContext,
+  plan: Plan,
+): { routes: StateRoute[]; fire: FireTimer; hasTimers: boolean } => {
+  const routes: StateRoute[] = [];
+  const appliers = new Map<string, ReturnType<typeof compileTransition>['apply']>();
+  let hasTimers = false;
+  for (const resource of plan.resources) {
+    const machine = resource.states;
+    if (!machine) continue;
+    for (const t of machine.transitions) {
+      const compiled = compileTransition(ctx, resource, machine, t);
+      appliers.set(`${resource.name}.${t.name}`, compiled.apply);
+      routes.push({
+        resource: resource.name,
+        method: 'POST',
+        path: `${resource.itemPath}/${t.path}`,
+        operation: `${resource.name}.${t.name}`,
+        handler: compiled.handler,
+      });
+      if (t.afterMs !== undefined) hasTimers = true;
+    }
+    routes.push({
+      resource: resource.name,
+      method: 'GET',
+      path: `${resource.itemPath}/history`,
+      operation: `${resource.name}.history`,
+      handler: compileHistoryHandler(ctx, resource),
+    });
+  }
+  const fire: FireTimer = async (timer: Timer) => {
+    await ctx.store.transaction(async () => {
+      const apply = appliers.get(`${timer.resource}.${timer.transition}`);
+      const row = await ctx.store.get(timer.resource, timer.recordId);
+      const machine = ctx.plan.resourcesByName.get(timer.resource)?.states;
+      if (apply && row && machine && row[machine.field] === timer.fromState) {
+        try {
+          await apply({ row, input: {}, actor: 'system' });
+        } catch (error) {
+          // A guard that does not hold, or a record that moved on: the timer simply lapses.
+          if (!(error instanceof ApiError)) throw error;
+        }
+      }
+      await ctx.store.stateLog.finish(timer.id);
+    });
+  };
+  return { routes, fire, hasTimers };
+};

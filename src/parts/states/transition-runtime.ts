@@ -1,0 +1,114 @@
+import type { ResourcePlan, StateMachinePlan, TransitionPlan } from '../../plan/types.ts';
+import { type Handler, type HandlerInput, type RuntimeContext, runHooks } from '../../runtime/context.ts';
+import { compileBodyValidator } from '../../runtime/validator.ts';
+import type { Row } from '../../storage/index.ts';
+import { ApiError } from '../errors/api-error.ts';
+import { objectSchema } from '../resources/json-schema.ts';
+import { createRecordLoader, expectRevision } from '../resources/load-record.ts';
+import { createRecordWriter, etagOf } from '../resources/record-io.ts';
+import { compileGuard } from './guard.ts';
+import { scheduleTimers } from './timers.ts';
+
+export interface TransitionRun {
+  readonly row: Row;
+  readonly input: Record<string, unknown>;
+  readonly actor: string;
+  readonly revision?: number;
+}
+
+/** Names of the transitions a record in `state` may take. */
+export const allowedFrom = (machine: StateMachinePlan, state: unknown): string[] =>
+  machine.transitions.filter((t) => t.from.includes(String(state))).map((t) => t.name);
+
+export const invalidTransition = (machine: StateMachinePlan, transition: string, state: unknown) =>
+  new ApiError('invalid_transition', `${transition} is not allowed from ${String(state)}.`, undefined, {
+    currentState: state,
+    allowedTransitions: allowedFrom(machine, state),
+  });
+
+/**
+ * Compiles one transition: its input validator, its guard and its compare-and-set. `apply` is shared by the
+ * HTTP endpoint and the timer worker; it must run inside a write transaction.
+ */
+export const compileTransition = (
+  ctx: RuntimeContext,
+  resource: ResourcePlan,
+  machine: StateMachinePlan,
+  t: TransitionPlan,
+) => {
+  const writer = createRecordWriter(resource);
+  const guard = t.when ? compileGuard(t.when) : undefined;
+  const validate = compileBodyValidator(ctx.ajv, objectSchema(t.input ?? {}, 'input'));
+  const copied = Object.keys(t.input ?? {}).filter((name) => resource.fieldsByName.has(name) && name !== machine.field);
+
+  const apply = async ({ row, input, actor, revision }: TransitionRun): Promise<Row> => {
+    const from = row[machine.field];
+    if (!t.from.includes(String(from))) throw invalidTransition(machine, t.name, from);
+    if (guard && !guard({ record: writer.toApi(row), input, principal: null })) {
+      throw new ApiError('transition_guard_failed', `The guard of ${t.name} does not hold: ${t.when}`, undefined, {
+        guard: t.when,
+      });
+    }
+    const changes: Record<string, unknown> = { [machine.field]: t.to, updatedAt: ctx.now().toISOString() };
+    for (const name of copied) if (input[name] !== undefined) changes[name] = input[name];
+    // Compare-and-set: the row changes only if it is still in the state the checks above saw.
+    const after = await ctx.store.update(resource.name, row.id, changes, {
+      where: { [machine.field]: from },
+      ...(revision !== undefined ? { revision } : {}),
+    });
+    if (!after) {
+      const fresh = await ctx.store.get(resource.name, row.id);
+      if (revision !== undefined && fresh && fresh.revision !== revision) {
+        throw new ApiError('precondition_failed', 'The record has changed since the ETag you sent; read it again.');
+      }
+      throw invalidTransition(machine, t.name, fresh?.[machine.field]);
+    }
+    await ctx.store.stateLog.append(resource.name, row.id, {
+      transition: t.name,
+      from: String(from),
+      to: t.to,
+      at: String(changes.updatedAt),
+      input,
+      actor,
+    });
+    await ctx.store.stateLog.cancel(resource.name, row.id);
+    await scheduleTimers(ctx, resource, machine, after);
+    await runHooks(ctx, { kind: 'transitioned', resource, before: row, after, transition: t, input, actor });
+    return after;
+  };
+
+  const load = createRecordLoader(ctx, resource);
+  const handler: Handler = async (request: HandlerInput) => {
+    const body = request.body === undefined ? {} : request.body;
+    const invalid = validate(body);
+    if (invalid) throw invalid;
+    const row = await load(request);
+    const revision = request.headers['if-match'] === undefined ? undefined : expectRevision(request, row);
+    const after = await apply({
+      row,
+      input: body as Record<string, unknown>,
+      actor: request.caller,
+      ...(revision !== undefined ? { revision } : {}),
+    });
+    return {
+      status: 200,
+      body: writer.serialize(after),
+      headers: { 'content-type': 'application/json; charset=utf-8', etag: etagOf(after) },
+    };
+  };
+  return { apply, handler };
+};
+
+/** GET <item>/history: every transition the record took, oldest first. */
+export const compileHistoryHandler = (ctx: RuntimeContext, resource: ResourcePlan): Handler => {
+  const load = createRecordLoader(ctx, resource);
+  return async (request) => {
+    const row = await load(request);
+    const data = await ctx.store.stateLog.history(resource.name, row.id);
+    return {
+      status: 200,
+      body: JSON.stringify({ data }),
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+    };
+  };
+};

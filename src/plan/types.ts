@@ -1,0 +1,154 @@
+import type { FieldSpec, FieldType } from '../parts/resources/field-schema.ts';
+import type { ServiceSpec } from '../spec/schema.ts';
+import type { Rate } from '../spec/units.ts';
+
+/** The frozen plan: everything the runtime, the docs and the OpenAPI emitter need, computed once. */
+export interface Plan {
+  readonly spec: ServiceSpec;
+  /** Directory of the spec file: handler modules resolve from here. */
+  readonly dir: string;
+  readonly service: ServicePlan;
+  readonly resources: readonly ResourcePlan[];
+  readonly resourcesByName: ReadonlyMap<string, ResourcePlan>;
+  readonly custom: readonly CustomEndpointPlan[];
+  readonly errors: ErrorsPlan;
+  readonly limits: LimitsPlan;
+}
+
+export interface ServicePlan {
+  readonly name: string;
+  readonly title: string;
+  readonly purpose?: string;
+  readonly behaviour?: string;
+  readonly basePath: string;
+}
+
+export interface FieldPlan {
+  readonly name: string;
+  readonly type: FieldType;
+  readonly spec: FieldSpec;
+  readonly required: boolean;
+  readonly nullable: boolean;
+  readonly readOnly: boolean;
+  readonly writeOnly: boolean;
+  readonly unique: boolean;
+  /** Storage column name (snake_case). */
+  readonly column: string;
+  readonly hasDefault: boolean;
+  readonly default?: unknown;
+  /** Set for ref fields. */
+  readonly ref?: { readonly to: string; readonly onDelete: 'restrict' | 'cascade' | 'setNull' };
+  /** True for the state field of a state machine (read-only, set by transitions). */
+  readonly isState?: boolean;
+}
+
+export interface TransitionPlan {
+  readonly name: string;
+  readonly from: readonly string[];
+  readonly to: string;
+  readonly description?: string;
+  readonly when?: string;
+  readonly input?: Readonly<Record<string, FieldSpec>>;
+  readonly roles: readonly string[];
+  readonly afterMs?: number;
+  readonly after?: string;
+  readonly event: string;
+  readonly path: string;
+}
+
+export interface StatePlan {
+  readonly name: string;
+  readonly description?: string;
+  readonly final: boolean;
+  readonly editable?: readonly string[];
+}
+
+export interface StateMachinePlan {
+  readonly field: string;
+  readonly initial: string;
+  readonly states: readonly StatePlan[];
+  readonly transitions: readonly TransitionPlan[];
+}
+
+export type Operation = 'list' | 'get' | 'create' | 'update' | 'replace' | 'delete';
+
+export interface SortKey {
+  readonly field: string;
+  readonly desc: boolean;
+}
+
+export interface ListPlan {
+  readonly filter: readonly string[];
+  readonly sort: readonly string[];
+  readonly defaultSort: readonly SortKey[];
+  readonly pageSize: { readonly default: number; readonly max: number };
+  readonly expand: readonly string[];
+}
+
+export interface ResourcePlan {
+  readonly name: string;
+  readonly description?: string;
+  /** Collection path relative to the base path, e.g. /orders or /customers/{customerId}/orders. */
+  readonly collectionPath: string;
+  /** Item path, e.g. /orders/{id}. */
+  readonly itemPath: string;
+  /** Path parameters of a nested collection, bound to ref fields: customerId → customer. */
+  readonly parentParams: ReadonlyArray<{ readonly param: string; readonly field: string }>;
+  readonly table: string;
+  readonly idPrefix?: string;
+  readonly fields: readonly FieldPlan[];
+  readonly fieldsByName: ReadonlyMap<string, FieldPlan>;
+  readonly states?: StateMachinePlan;
+  readonly operations: ReadonlySet<Operation>;
+  readonly list: ListPlan;
+  readonly indexes: ReadonlyArray<{
+    readonly fields: readonly string[];
+    readonly unique: boolean;
+    readonly name?: string;
+  }>;
+}
+
+export interface CustomEndpointPlan {
+  readonly name: string;
+  readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  readonly path: string;
+  readonly summary?: string;
+  readonly handler: { readonly module: string; readonly export: string };
+  readonly params?: Readonly<Record<string, FieldSpec>>;
+  readonly query?: Readonly<Record<string, FieldSpec>>;
+  readonly body?: Readonly<Record<string, FieldSpec>>;
+  readonly response?: {
+    readonly status: number;
+    readonly fields?: Readonly<Record<string, FieldSpec>>;
+    readonly list: boolean;
+  };
+  readonly errors: readonly string[];
+}
+
+export interface ErrorEntryPlan {
+  readonly code: string;
+  readonly status: number;
+  readonly title: string;
+  readonly description?: string;
+  readonly builtIn: boolean;
+}
+
+export interface ErrorsPlan {
+  readonly format: 'problem+json' | 'custom';
+  readonly typeBase: string;
+  readonly catalogue: ReadonlyMap<string, ErrorEntryPlan>;
+  readonly payload?: unknown;
+}
+
+export interface LimitsPlan {
+  readonly bodyBytes: number;
+  readonly maxPageSize: number;
+  readonly depth: number;
+  readonly requestTimeoutMs: number;
+  readonly rate?: {
+    readonly default?: Rate;
+    readonly by: 'principal' | 'ip';
+    readonly endpoints: ReadonlyMap<string, Rate>;
+  };
+  readonly quotas: ReadonlyMap<string, Rate>;
+}

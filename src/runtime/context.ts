@@ -1,0 +1,62 @@
+import type { Ajv } from 'ajv';
+import type { Plan, ResourcePlan, TransitionPlan } from '../plan/types.ts';
+import type { Row, Store } from '../storage/index.ts';
+
+/** Something that happened to a record, inside the transaction that made it happen. */
+export type WriteEvent =
+  | { readonly kind: 'created'; readonly resource: ResourcePlan; readonly after: Row; readonly actor: string }
+  | {
+      readonly kind: 'updated';
+      readonly resource: ResourcePlan;
+      readonly before: Row;
+      readonly after: Row;
+      readonly actor: string;
+    }
+  | { readonly kind: 'deleted'; readonly resource: ResourcePlan; readonly before: Row; readonly actor: string }
+  | {
+      readonly kind: 'transitioned';
+      readonly resource: ResourcePlan;
+      readonly before: Row;
+      readonly after: Row;
+      readonly transition: TransitionPlan;
+      readonly input: unknown;
+      readonly actor: string;
+    };
+
+/**
+ * Where parts attach to writes. Every hook runs inside the write's transaction, after the change:
+ * if a hook throws, the change and everything the other hooks wrote roll back together.
+ */
+export type WriteHook = (event: WriteEvent) => Promise<void>;
+
+/** What every compiled handler shares: the plan, the store, the validator factory and the clock. */
+export interface RuntimeContext {
+  readonly plan: Plan;
+  readonly store: Store;
+  readonly ajv: Ajv;
+  readonly now: () => Date;
+  readonly hooks: WriteHook[];
+}
+
+export const runHooks = async (ctx: RuntimeContext, event: WriteEvent): Promise<void> => {
+  for (const hook of ctx.hooks) await hook(event);
+};
+
+/** A request as the parts see it, free of Fastify types. */
+export interface HandlerInput {
+  readonly params: Readonly<Record<string, string>>;
+  readonly query: Readonly<Record<string, string | string[] | undefined>>;
+  readonly body: unknown;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** Who is calling: the principal's subject once authentication exists; '' for anonymous. */
+  readonly caller: string;
+}
+
+export interface HandlerOutput {
+  readonly status: number;
+  /** Already serialised JSON, or undefined for an empty body. */
+  readonly body?: string;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+export type Handler = (input: HandlerInput) => Promise<HandlerOutput>;

@@ -1,0 +1,160 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest, LogController } from 'fastify';
+import { ApiError } from '../parts/errors/api-error.ts';
+import { createProblemRenderer } from '../parts/errors/runtime.ts';
+import { compileStateMachines } from '../parts/states/runtime.ts';
+import { startTimerWorker, timersOnCreate } from '../parts/states/timers.ts';
+import type { Plan } from '../plan/types.ts';
+import type { Store } from '../storage/index.ts';
+import type { HandlerInput, RuntimeContext } from './context.ts';
+import { registerDocsPages } from './docs-pages.ts';
+import { sendProblem, toApiError } from './errors.ts';
+import { withTransaction } from './idempotency.ts';
+import { registerJsonBody } from './json-body.ts';
+import { compileRoutes, type Method, toFastifyPath } from './routes.ts';
+import { createAjv } from './validator.ts';
+
+export interface ServerOptions {
+  readonly store: Store;
+  /** pino level; 'silent' turns logging off. */
+  readonly logLevel?: string;
+  readonly now?: () => Date;
+  /** How often due timers are looked for (default 1 s). */
+  readonly timerPollMs?: number;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
+const METHODS: readonly Method[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+
+/** Assembles the HTTP service from a plan. Everything is compiled here; requests only run what was built. */
+export const createServer = async (plan: Plan, options: ServerOptions): Promise<FastifyInstance> => {
+  const app = Fastify({
+    logger: {
+      level: options.logLevel ?? 'info',
+      redact: {
+        paths: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-api-key"]'],
+        censor: '[redacted]',
+      },
+    },
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: plan.limits.bodyBytes,
+    requestTimeout: 30_000,
+    connectionTimeout: 0,
+    keepAliveTimeout: 5_000,
+    forceCloseConnections: 'idle',
+    return503OnClosing: true,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    routerOptions: { maxParamLength: 256, ignoreTrailingSlash: false },
+  });
+  app.server.headersTimeout = 20_000;
+
+  const ctx: RuntimeContext = {
+    plan,
+    store: options.store,
+    ajv: createAjv(),
+    now: options.now ?? (() => new Date()),
+    hooks: [],
+  };
+  ctx.hooks.push(timersOnCreate(ctx));
+  const machines = compileStateMachines(ctx, plan);
+  const render = createProblemRenderer(plan.errors);
+  const base = plan.service.basePath;
+
+  registerJsonBody(app, { bodyLimit: plan.limits.bodyBytes, maxDepth: plan.limits.depth });
+
+  // Callback-style hooks: an async hook costs a promise per request.
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header('x-request-id', request.id);
+    done();
+  });
+  // Below 'info' (e.g. --log-level warn) the request lines would be dropped anyway: skip the hook entirely.
+  if ((app.log as FastifyBaseLogger & { isLevelEnabled(level: string): boolean }).isLevelEnabled('info')) {
+    app.addHook('onResponse', (request, reply, done) => {
+      // One line per request; the path only, so credentials in a query string never reach the log.
+      request.log.info(
+        {
+          method: request.method,
+          path: request.url.split('?')[0],
+          status: reply.statusCode,
+          ms: Math.round(reply.elapsedTime),
+        },
+        'request',
+      );
+      done();
+    });
+  }
+  app.setErrorHandler((error, request, reply) =>
+    sendProblem(render, reply, toApiError(error, request), request.url.split('?')[0] ?? ''),
+  );
+  app.setNotFoundHandler((request, reply) =>
+    sendProblem(render, reply, new ApiError('not_found', 'No such path.'), request.url.split('?')[0] ?? ''),
+  );
+
+  const toInput = (request: FastifyRequest): HandlerInput => ({
+    params: request.params as Record<string, string>,
+    query: request.query as Record<string, string | string[] | undefined>,
+    body: request.body,
+    headers: request.headers,
+    caller: '',
+  });
+
+  const methodsByPath = new Map<string, Set<Method>>();
+  for (const route of await compileRoutes(ctx, plan, machines.routes)) {
+    const url = toFastifyPath(`${base}${route.path}`);
+    const run = route.unsafe ? withTransaction(ctx, route.handler, route.method) : undefined;
+    app.route({
+      method: route.method,
+      url,
+      handler: async (request, reply) => {
+        const input = toInput(request);
+        const out = run ? await run(input, request.url) : await route.handler(input);
+        reply.code(out.status);
+        if (out.headers) reply.headers(out.headers);
+        return reply.send(out.body);
+      },
+    });
+    if (!methodsByPath.has(url)) methodsByPath.set(url, new Set());
+    methodsByPath.get(url)?.add(route.method);
+  }
+  for (const [url, methods] of methodsByPath) {
+    const allow = [...methods].join(', ');
+    for (const method of METHODS.filter((m) => !methods.has(m))) {
+      app.route({
+        method,
+        url,
+        handler: async () => {
+          throw new ApiError('method_not_allowed', `${method} is not allowed here; allowed: ${allow}.`, undefined, {
+            allow,
+          });
+        },
+      });
+    }
+  }
+
+  app.get('/healthz', async (_request, reply) => reply.type('application/json').send('{"status":"ok"}'));
+  app.get('/readyz', async (request, reply) => {
+    try {
+      await options.store.ping();
+    } catch {
+      return sendProblem(
+        render,
+        reply,
+        new ApiError('storage_unavailable', 'The database does not answer.'),
+        request.url,
+      );
+    }
+    return reply.send({ status: 'ready', storage: options.store.durability() });
+  });
+  await registerDocsPages(app, plan);
+  if (machines.hasTimers) {
+    let worker: ReturnType<typeof startTimerWorker> | undefined;
+    app.addHook('onReady', async () => {
+      worker = startTimerWorker(ctx, machines.fire, options.timerPollMs ?? 1000);
+    });
+    app.addHook('onClose', async () => worker?.stop());
+  }
+  return app;
+};

@@ -1,0 +1,240 @@
+/**
+ * Every diagnostic `ninefold check` can report, in one typed table. `docs/diagnostics.md` lists each code;
+ * a test fails when the two drift apart.
+ */
+export const DIAGNOSTIC_CODES = {
+  // loading
+  'file-not-found': { severity: 'error', part: 'loading', summary: 'The spec file does not exist or cannot be read.' },
+  'spec-too-large': { severity: 'error', part: 'loading', summary: 'The spec file is larger than 1 MiB.' },
+  'unsupported-file-type': {
+    severity: 'error',
+    part: 'loading',
+    summary: 'The file is not .yaml, .yml, .json, .ts, .mts, .js or .mjs.',
+  },
+  'yaml-syntax': { severity: 'error', part: 'loading', summary: 'The file is not well-formed YAML or JSON.' },
+  'yaml-alias-bomb': {
+    severity: 'error',
+    part: 'loading',
+    summary: 'The YAML expands too many aliases (a resource-exhaustion attack).',
+  },
+  'duplicate-key': { severity: 'error', part: 'loading', summary: 'A mapping has the same key twice.' },
+  'module-load-failed': {
+    severity: 'error',
+    part: 'loading',
+    summary: 'A TypeScript/JavaScript spec module failed to load or exports no spec.',
+  },
+  // shape (the JSON Schema of the language)
+  'unknown-property': {
+    severity: 'error',
+    part: 'shape',
+    summary: 'A property the spec language does not have (often a typo).',
+  },
+  'missing-property': { severity: 'error', part: 'shape', summary: 'A required property is missing.' },
+  'invalid-value': {
+    severity: 'error',
+    part: 'shape',
+    summary: 'A value has the wrong type or is not one of the allowed values.',
+  },
+  'invalid-name': { severity: 'error', part: 'shape', summary: 'A name does not follow the naming rule of its kind.' },
+  // purpose
+  'missing-service-name': {
+    severity: 'warning',
+    part: 'purpose',
+    summary: 'Resources are declared but the service has no name.',
+  },
+  // resources
+  'unknown-resource': {
+    severity: 'error',
+    part: 'resources',
+    summary: 'A reference names a resource that is not declared.',
+  },
+  'duplicate-name': {
+    severity: 'error',
+    part: 'resources',
+    summary: 'Two things that must have distinct names share one.',
+  },
+  'reserved-field-name': {
+    severity: 'error',
+    part: 'resources',
+    summary: 'A field uses a name the engine owns (id, createdAt, updatedAt…) or a prototype key.',
+  },
+  'unknown-field': {
+    severity: 'error',
+    part: 'resources',
+    summary: 'A field name that the resource does not declare.',
+  },
+  'format-type-mismatch': {
+    severity: 'error',
+    part: 'resources',
+    summary: 'A format or pattern on a field that is not a string.',
+  },
+  'constraint-type-mismatch': {
+    severity: 'error',
+    part: 'resources',
+    summary: 'A constraint that does not apply to the field type (minLength on an integer…).',
+  },
+  'missing-type-detail': {
+    severity: 'error',
+    part: 'resources',
+    summary: 'An enum without values, a ref without `to`, an array without items, a pattern format without a pattern.',
+  },
+  'invalid-range': { severity: 'error', part: 'resources', summary: 'A minimum above its maximum.' },
+  'invalid-pattern': {
+    severity: 'error',
+    part: 'resources',
+    summary: 'A pattern that is not a valid regular expression.',
+  },
+  'invalid-default': { severity: 'error', part: 'resources', summary: 'A default that fails its own field.' },
+  'conflicting-flags': {
+    severity: 'error',
+    part: 'resources',
+    summary: 'Flags that cannot hold together (readOnly and writeOnly, required and readOnly without default…).',
+  },
+  // states
+  'unknown-state': {
+    severity: 'error',
+    part: 'states',
+    summary: 'A transition or setting names a state that is not declared.',
+  },
+  'missing-initial-state': { severity: 'error', part: 'states', summary: 'A state machine has no initial state.' },
+  'unknown-initial-state': {
+    severity: 'error',
+    part: 'states',
+    summary: 'The initial state is not one of the states.',
+  },
+  'unreachable-state': {
+    severity: 'error',
+    part: 'states',
+    summary: 'No chain of transitions leads from the initial state to this state.',
+  },
+  'dead-end-state': { severity: 'warning', part: 'states', summary: 'A state that is not final has no way out.' },
+  'transition-from-final-state': { severity: 'error', part: 'states', summary: 'A transition leaves a final state.' },
+  'invalid-guard': { severity: 'error', part: 'states', summary: 'A `when` guard is not a valid CEL expression.' },
+  'invalid-duration': {
+    severity: 'error',
+    part: 'states',
+    summary: 'A duration is not like 10s, 5m, 24h, 7d or ISO 8601 (PT24H).',
+  },
+  'state-field-clash': {
+    severity: 'error',
+    part: 'states',
+    summary: 'The state field is also declared as an ordinary field of another type.',
+  },
+  // endpoints
+  'unknown-operation-resource': {
+    severity: 'error',
+    part: 'endpoints',
+    summary: 'Endpoints are declared for a resource that does not exist.',
+  },
+  'unmatched-path-parameter': {
+    severity: 'error',
+    part: 'endpoints',
+    summary: 'A path parameter matches no declared parameter or parent reference.',
+  },
+  'duplicate-route': { severity: 'error', part: 'endpoints', summary: 'Two endpoints share a method and path.' },
+  'unknown-filter-field': {
+    severity: 'error',
+    part: 'endpoints',
+    summary: 'A list filter names a field the resource does not have.',
+  },
+  'unknown-sort-field': {
+    severity: 'error',
+    part: 'endpoints',
+    summary: 'A list sort names a field the resource does not have.',
+  },
+  'unknown-expand-field': {
+    severity: 'error',
+    part: 'endpoints',
+    summary: 'An expand names a field that is not a reference.',
+  },
+  'invalid-handler': { severity: 'error', part: 'endpoints', summary: 'A handler is not written module#export.' },
+  'invalid-page-size': { severity: 'error', part: 'endpoints', summary: 'A default page size above the maximum.' },
+  // auth
+  'unknown-scheme': {
+    severity: 'error',
+    part: 'auth',
+    summary: 'A requirement names an authentication scheme that is not declared.',
+  },
+  'incomplete-scheme': {
+    severity: 'error',
+    part: 'auth',
+    summary: 'A scheme lacks what its type needs (apiKey without name, bearer without key…).',
+  },
+  'rule-unknown-resource': {
+    severity: 'error',
+    part: 'auth',
+    summary: 'Rules are declared for a resource that does not exist.',
+  },
+  'invalid-rule': { severity: 'error', part: 'auth', summary: 'A rule is not a valid CEL expression.' },
+  'unknown-transition': {
+    severity: 'error',
+    part: 'auth',
+    summary: 'A rule names a transition the resource does not have.',
+  },
+  'unknown-role': { severity: 'warning', part: 'auth', summary: 'A role is used but not declared under auth.roles.' },
+  // events
+  'unknown-event': {
+    severity: 'error',
+    part: 'events',
+    summary: 'A name refers to an event that is neither automatic nor declared.',
+  },
+  'unknown-callback-field': {
+    severity: 'error',
+    part: 'events',
+    summary: 'A callback names an unknown resource or field, or a field that is not a uri string.',
+  },
+  // errors
+  'error-status-out-of-range': {
+    severity: 'error',
+    part: 'errors',
+    summary: 'A catalogued error has a status outside 400–599.',
+  },
+  'error-code-clash': { severity: 'error', part: 'errors', summary: 'A catalogued code is already a built-in code.' },
+  'unknown-error-code': {
+    severity: 'error',
+    part: 'errors',
+    summary: 'An endpoint names an error code that is not in any catalogue.',
+  },
+  'missing-error-payload': { severity: 'error', part: 'errors', summary: 'format: custom without a payload template.' },
+  // limits
+  'invalid-rate': { severity: 'error', part: 'limits', summary: 'A rate or quota is not like 100/min.' },
+  'invalid-size': { severity: 'error', part: 'limits', summary: 'A size is not like 1mb, 512kb or 100b.' },
+  'unknown-limit-target': {
+    severity: 'error',
+    part: 'limits',
+    summary: 'A limit names an endpoint or operation that does not exist.',
+  },
+  // versioning
+  'duplicate-version': { severity: 'error', part: 'versioning', summary: 'Two versions share an id.' },
+  'unknown-version': {
+    severity: 'error',
+    part: 'versioning',
+    summary: 'A setting names a version that is not declared.',
+  },
+  'unknown-change-field': {
+    severity: 'error',
+    part: 'versioning',
+    summary: 'A version change names a field or resource that does not exist.',
+  },
+  'sunset-before-deprecation': {
+    severity: 'error',
+    part: 'versioning',
+    summary: 'A sunset date before its deprecation date.',
+  },
+  'invalid-date': { severity: 'error', part: 'versioning', summary: 'A date is not YYYY-MM-DD.' },
+} as const satisfies Record<string, { severity: 'error' | 'warning'; part: string; summary: string }>;
+
+export type DiagnosticCode = keyof typeof DIAGNOSTIC_CODES;
+export type Severity = 'error' | 'warning';
+
+export interface Diagnostic {
+  readonly code: DiagnosticCode;
+  readonly severity: Severity;
+  readonly message: string;
+  readonly file: string;
+  /** 1-based; absent when the source has no positions (TypeScript specs). */
+  readonly line?: number;
+  readonly col?: number;
+  /** JSON Pointer into the spec, e.g. /resources/Order/fields/total. */
+  readonly pointer: string;
+}

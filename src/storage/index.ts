@@ -1,0 +1,16 @@
+/** The storage folder's one door. */
+
+export { SqliteStore } from './sqlite/sqlite-store.ts';
+export type {
+  Filter,
+  FilterOp,
+  HistoryEntry,
+  ListQuery,
+  MigrationReport,
+  Row,
+  StateLog,
+  Store,
+  StoredResponse,
+  Timer,
+} from './store.ts';
+export { StoreError } from './store.ts';

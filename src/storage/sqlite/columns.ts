@@ -1,0 +1,53 @@
+import type { FieldPlan, ResourcePlan } from '../../plan/types.ts';
+
+export type SqliteType = 'TEXT' | 'INTEGER' | 'REAL';
+
+export const sqliteType = (field: FieldPlan): SqliteType => {
+  switch (field.type) {
+    case 'integer':
+    case 'boolean':
+      return 'INTEGER';
+    case 'number':
+      return 'REAL';
+    default:
+      return 'TEXT';
+  }
+};
+
+const isJson = (field: FieldPlan) => field.type === 'object' || field.type === 'array' || field.type === 'json';
+
+/** Converts a JS value to what SQLite stores for this field. */
+export const toSqlite = (field: FieldPlan): ((value: unknown) => unknown) => {
+  if (isJson(field)) return (v) => (v === null || v === undefined ? null : JSON.stringify(v));
+  if (field.type === 'boolean') return (v) => (v === null || v === undefined ? null : v ? 1 : 0);
+  return (v) => (v === undefined ? null : v);
+};
+
+/** Converts a stored SQLite value back to the field's JS value. */
+export const fromSqlite = (field: FieldPlan): ((value: unknown) => unknown) => {
+  if (isJson(field)) return (v) => (v === null ? null : JSON.parse(v as string));
+  if (field.type === 'boolean') return (v) => (v === null ? null : v === 1);
+  return (v) => v;
+};
+
+export const quote = (identifier: string): string => `"${identifier.replaceAll('"', '""')}"`;
+
+/** What a NULL sorts as, so that keyset pagination over nullable columns stays total and stable. */
+export const nullSentinel = (field: FieldPlan | undefined): string | number =>
+  field && (sqliteType(field) !== 'TEXT' || field.type === 'decimal') ? -1.7976931348623157e308 : '';
+
+/** The columns of a resource's table, system columns first. */
+export const tableColumns = (resource: ResourcePlan): Array<{ name: string; type: SqliteType; field?: FieldPlan }> => [
+  { name: 'id', type: 'TEXT' },
+  { name: 'created_at', type: 'TEXT' },
+  { name: 'updated_at', type: 'TEXT' },
+  { name: 'revision', type: 'INTEGER' },
+  ...resource.fields.map((field) => ({ name: field.column, type: sqliteType(field), field })),
+];
+
+export const SYSTEM_COLUMNS: Readonly<Record<string, string>> = {
+  id: 'id',
+  createdAt: 'created_at',
+  updatedAt: 'updated_at',
+  revision: 'revision',
+};

@@ -1,0 +1,120 @@
+import type { ResourcePlan } from '../../plan/types.ts';
+import type { Filter, ListQuery } from '../store.ts';
+import { nullSentinel, quote, SYSTEM_COLUMNS } from './columns.ts';
+
+export interface ListSql {
+  readonly select: string;
+  readonly count?: string;
+  /** Turns the query's values into the statement's parameters, in order. */
+  readonly params: (query: ListQuery) => unknown[];
+  readonly countParams: (query: ListQuery) => unknown[];
+}
+
+const escapeLike = (value: string) => value.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/** A stable key of a query's shape: statements are prepared once per shape. */
+export const listShapeKey = (q: ListQuery): string =>
+  `${q.filters.map((f) => `${f.field}:${f.op}:${Array.isArray(f.value) ? f.value.length : 1}`).join(',')}|${q.sort
+    .map((s) => `${s.desc ? '-' : ''}${s.field}`)
+    .join(',')}|${q.after ? 'a' : ''}|${q.count ? 'c' : ''}`;
+
+/**
+ * Builds the SELECT of a list page. Field and operator names come only from the plan (allow-listed by the
+ * runtime); every value is a bound parameter. Pagination is keyset over (sort keys…, id).
+ */
+export const buildListSql = (resource: ResourcePlan, q: ListQuery, columns = '*'): ListSql => {
+  const column = (name: string) => SYSTEM_COLUMNS[name] ?? resource.fieldsByName.get(name)?.column ?? name;
+  // Decimals are stored as exact text; they compare and sort by value.
+  const valueExpr = (name: string) => {
+    const c = quote(column(name));
+    return resource.fieldsByName.get(name)?.type === 'decimal' ? `CAST(${c} AS REAL)` : c;
+  };
+  const sortExpr = (name: string) => {
+    // Ids are ULIDs minted with the creation time: creation order is id order, the table's own order.
+    if (name === 'createdAt') return 'id';
+    const field = resource.fieldsByName.get(name);
+    const c = valueExpr(name);
+    if (!field || field.required) return c;
+    const sentinel = nullSentinel(field);
+    return `coalesce(${c}, ${typeof sentinel === 'string' ? `''` : sentinel})`;
+  };
+  const where: string[] = [];
+  const leading = q.sort[0]?.field ?? 'createdAt';
+  const filterClause = (f: Filter): string => {
+    let c = f.op === 'prefix' || f.op === 'contains' ? quote(column(f.field)) : valueExpr(f.field);
+    // A range on a field the page is not sorted by: walking the table in sort order and testing each row beats
+    // reading the range from the field's index and sorting it, for a page of LIMIT rows. Unary + keeps SQLite
+    // from choosing that index (equality filters keep it: (field, id) then also yields the id order).
+    if (['gt', 'gte', 'lt', 'lte', 'ne'].includes(f.op) && f.field !== leading && c.startsWith('"')) c = `+${c}`;
+    const type = resource.fieldsByName.get(f.field)?.type;
+    switch (f.op) {
+      case 'eq':
+        return `${c} = ?`;
+      case 'ne':
+        return `(${c} IS NULL OR ${c} <> ?)`;
+      case 'gt':
+        return `${c} > ?`;
+      case 'gte':
+        return `${c} >= ?`;
+      case 'lt':
+        return `${c} < ?`;
+      case 'lte':
+        return `${c} <= ?`;
+      case 'in':
+        return `${c} IN (${(f.value as unknown[]).map(() => '?').join(', ')})`;
+      case 'prefix':
+        return `${c} LIKE ? ESCAPE '\\'`;
+      case 'contains':
+        return type === 'array' ? `EXISTS (SELECT 1 FROM json_each(${c}) WHERE value = ?)` : `${c} LIKE ? ESCAPE '\\'`;
+    }
+  };
+  for (const f of q.filters) where.push(filterClause(f));
+  const filterParams = (query: ListQuery): unknown[] =>
+    query.filters.flatMap((f) => {
+      if (f.op === 'in') return f.value as unknown[];
+      if (f.op === 'prefix') return [`${escapeLike(String(f.value))}%`];
+      if (f.op === 'contains') {
+        const type = resource.fieldsByName.get(f.field)?.type;
+        return [type === 'array' ? f.value : `%${escapeLike(String(f.value))}%`];
+      }
+      return [typeof f.value === 'boolean' ? (f.value ? 1 : 0) : f.value];
+    });
+  const sorted = q.sort.map((s) => ({ expr: sortExpr(s.field), desc: s.desc }));
+  // The id breaks ties, unless the last sort key already is the id (createdAt sorts by id).
+  const keys = sorted.at(-1)?.expr === 'id' ? sorted : [...sorted, { expr: 'id', desc: q.sort.at(-1)?.desc ?? false }];
+  const countWhere = [...where];
+  if (q.after) {
+    // (k1 > v1) OR (k1 = v1 AND k2 > v2) OR … — works for any mix of directions.
+    const ors = keys.map((key, i) => {
+      const eqs = keys.slice(0, i).map((k) => `${k.expr} = ?`);
+      return `(${[...eqs, `${key.expr} ${key.desc ? '<' : '>'} ?`].join(' AND ')})`;
+    });
+    where.push(`(${ors.join(' OR ')})`);
+  }
+  const table = quote(resource.table);
+  const whereSql = where.length ? ` WHERE ${where.join(' AND ')}` : '';
+  const order = keys.map((k) => `${k.expr} ${k.desc ? 'DESC' : 'ASC'}`).join(', ');
+  const keysetParams = (after: readonly unknown[]): unknown[] =>
+    keys.flatMap((_, i) => [...after.slice(0, i), after[i]]);
+  return {
+    select: `SELECT ${columns} FROM ${table}${whereSql} ORDER BY ${order} LIMIT ?`,
+    ...(q.count
+      ? { count: `SELECT count(*) AS n FROM ${table}${countWhere.length ? ` WHERE ${countWhere.join(' AND ')}` : ''}` }
+      : {}),
+    params: (query) => [...filterParams(query), ...(query.after ? keysetParams(query.after) : []), query.limit],
+    countParams: (query) => filterParams(query),
+  };
+};
+
+/** The values a keyset cursor records for a row: each sort key as the ORDER BY sees it, then the id. */
+export const cursorValues = (resource: ResourcePlan, q: ListQuery, row: Record<string, unknown>): unknown[] => {
+  const values = q.sort.map((s) => {
+    if (s.field === 'createdAt') return row.id;
+    const v = row[s.field];
+    const field = resource.fieldsByName.get(s.field);
+    if (v === null || v === undefined) return field && !field.required ? nullSentinel(field) : null;
+    if (field?.type === 'decimal') return Number(v);
+    return typeof v === 'boolean' ? (v ? 1 : 0) : v;
+  });
+  return q.sort.at(-1)?.field === 'createdAt' ? values : [...values, row.id];
+};

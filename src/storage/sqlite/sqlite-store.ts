@@ -1,0 +1,260 @@
+import Database from 'better-sqlite3';
+import type { Plan, ResourcePlan } from '../../plan/types.ts';
+import { type ListQuery, type Row, type Store, StoreError, type UpdateExpectation } from '../store.ts';
+import { fromSqlite, quote, SYSTEM_COLUMNS, toSqlite } from './columns.ts';
+import { GroupCommit } from './group-commit.ts';
+import { sqliteIdempotency } from './idempotency.ts';
+import { buildListSql, cursorValues, type ListSql, listShapeKey } from './list-sql.ts';
+import { migrateSqlite } from './migrate.ts';
+import { sqliteStateLog } from './state-log.ts';
+
+export interface SqliteOptions {
+  readonly path: string;
+  /** NORMAL survives a crash of the process; FULL also a crash of the machine (one fsync per commit). */
+  readonly synchronous?: 'NORMAL' | 'FULL';
+  readonly busyTimeoutMs?: number;
+}
+
+type Statement = Database.Statement;
+
+interface Table {
+  readonly plan: ResourcePlan;
+  readonly insert: Statement;
+  readonly get: Statement;
+  readonly remove: Statement;
+  /** Rows are read in raw (array) mode, columns in `columns` order: no per-row object of column names. */
+  readonly toRow: (raw: unknown[]) => Row;
+  readonly columns: string;
+  readonly toParams: (row: Row) => unknown[];
+  readonly updates: Map<string, Statement>;
+  readonly lists: Map<string, { sql: ListSql; select: Statement; count?: Statement }>;
+}
+
+const MAX_CACHED_SHAPES = 256;
+
+const translate = (error: unknown, plan: ResourcePlan): never => {
+  const e = error as { code?: string; message?: string };
+  if (e.code === 'SQLITE_CONSTRAINT_UNIQUE' || e.code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
+    const column = /: [^.]+\.(\w+)/.exec(e.message ?? '')?.[1];
+    const field = plan.fields.find((f) => f.column === column)?.name ?? column ?? 'id';
+    throw new StoreError('unique', `${plan.name}.${field} must be unique`, field);
+  }
+  if (e.code === 'SQLITE_BUSY' || e.code === 'SQLITE_LOCKED') throw new StoreError('busy', 'the database is busy');
+  if (
+    e.code === 'SQLITE_FULL' ||
+    e.code === 'SQLITE_READONLY' ||
+    e.code === 'SQLITE_IOERR' ||
+    e.code === 'SQLITE_CANTOPEN'
+  ) {
+    throw new StoreError('unavailable', 'storage is unavailable');
+  }
+  throw error;
+};
+
+/** The embedded store: one SQLite file in WAL mode, statements prepared once per shape. */
+export class SqliteStore implements Store {
+  readonly #db: Database.Database;
+  readonly #tables = new Map<string, Table>();
+  readonly #synchronous: string;
+  readonly #group: GroupCommit;
+  readonly idempotency;
+  readonly stateLog;
+
+  constructor(options: SqliteOptions) {
+    this.#db = new Database(options.path, { timeout: options.busyTimeoutMs ?? 5000 });
+    this.#db.pragma('journal_mode = WAL');
+    this.#synchronous = options.synchronous ?? 'NORMAL';
+    this.#db.pragma(`synchronous = ${this.#synchronous}`);
+    this.#db.pragma('foreign_keys = ON');
+    this.idempotency = sqliteIdempotency(this.#db);
+    this.stateLog = sqliteStateLog(this.#db);
+    this.#group = new GroupCommit(this.#db, (error) => {
+      try {
+        return translate(error, { name: '', fields: [] } as unknown as ResourcePlan);
+      } catch (mapped) {
+        return mapped;
+      }
+    });
+  }
+
+  async migrate(plan: Plan, options: { allowDataLoss?: boolean } = {}) {
+    const report = migrateSqlite(this.#db, plan, options.allowDataLoss === true);
+    for (const resource of plan.resources) this.#tables.set(resource.name, this.#prepare(resource));
+    return report;
+  }
+
+  #prepare(plan: ResourcePlan): Table {
+    const t = quote(plan.table);
+    const fields = plan.fields;
+    const columns = ['id', 'created_at', 'updated_at', 'revision', ...fields.map((f) => f.column)];
+    const writers = fields.map(toSqlite);
+    const readers = fields.map(fromSqlite);
+    // NB: plain INSERT with .run(): `INSERT … RETURNING` through .get() keeps the statement open and starves
+    // the WAL checkpoint (the -wal file then grows without bound).
+    return {
+      plan,
+      insert: this.#db.prepare(
+        `INSERT INTO ${t} (${columns.map(quote).join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
+      ),
+      get: this.#db.prepare(`SELECT ${columns.map(quote).join(', ')} FROM ${t} WHERE id = ?`).raw(true),
+      columns: columns.map(quote).join(', '),
+      remove: this.#db.prepare(`DELETE FROM ${t} WHERE id = ?`),
+      toRow: (raw) => {
+        const row: Row = {
+          id: raw[0] as string,
+          createdAt: raw[1] as string,
+          updatedAt: raw[2] as string,
+          revision: raw[3] as number,
+        };
+        for (let i = 0; i < fields.length; i++) {
+          const f = fields[i] as (typeof fields)[number];
+          const v = raw[i + 4];
+          row[f.name] = v === null || v === undefined ? null : (readers[i] as (v: unknown) => unknown)(v);
+        }
+        return row;
+      },
+      toParams: (row) => [
+        row.id,
+        row.createdAt,
+        row.updatedAt,
+        row.revision,
+        ...fields.map((f, i) => (writers[i] as (v: unknown) => unknown)(row[f.name])),
+      ],
+      updates: new Map(),
+      lists: new Map(),
+    };
+  }
+
+  #table(resource: string): Table {
+    const table = this.#tables.get(resource);
+    if (!table) throw new Error(`unknown resource ${resource}`);
+    return table;
+  }
+
+  async get(resource: string, id: string) {
+    const table = this.#table(resource);
+    const raw = table.get.get(id) as unknown[] | undefined;
+    return raw ? table.toRow(raw) : undefined;
+  }
+
+  async getMany(resource: string, ids: readonly string[]) {
+    if (ids.length === 0) return [];
+    const table = this.#table(resource);
+    const raws = this.#db
+      .prepare(`SELECT ${table.columns} FROM ${quote(table.plan.table)} WHERE id IN (${ids.map(() => '?').join(', ')})`)
+      .raw(true)
+      .all(...ids) as unknown[][];
+    return raws.map(table.toRow);
+  }
+
+  async insert(resource: string, row: Row) {
+    const table = this.#table(resource);
+    try {
+      table.insert.run(table.toParams(row));
+    } catch (error) {
+      translate(error, table.plan);
+    }
+  }
+
+  async update(resource: string, id: string, changes: Record<string, unknown>, expect: UpdateExpectation = {}) {
+    const table = this.#table(resource);
+    const names = Object.keys(changes);
+    const whereNames = Object.keys(expect.where ?? {});
+    const key = `${names.join(',')}|${whereNames.join(',')}|${expect.revision === undefined ? '' : 'r'}`;
+    let statement = table.updates.get(key);
+    const column = (n: string) => quote(SYSTEM_COLUMNS[n] ?? table.plan.fieldsByName.get(n)?.column ?? n);
+    if (!statement) {
+      const sets = [...names.map((n) => `${column(n)} = ?`), 'revision = revision + 1'];
+      const conditions = [
+        'id = ?',
+        ...whereNames.map((n) => `${column(n)} = ?`),
+        ...(expect.revision === undefined ? [] : ['revision = ?']),
+      ];
+      statement = this.#db.prepare(
+        `UPDATE ${quote(table.plan.table)} SET ${sets.join(', ')} WHERE ${conditions.join(' AND ')}`,
+      );
+      if (table.updates.size < MAX_CACHED_SHAPES) table.updates.set(key, statement);
+    }
+    const convert = (n: string, v: unknown) => {
+      const field = table.plan.fieldsByName.get(n);
+      return field ? toSqlite(field)(v) : v;
+    };
+    const params = [
+      ...names.map((n) => convert(n, changes[n])),
+      id,
+      ...whereNames.map((n) => convert(n, expect.where?.[n])),
+      ...(expect.revision === undefined ? [] : [expect.revision]),
+    ];
+    try {
+      if (statement.run(params).changes === 0) return undefined;
+    } catch (error) {
+      translate(error, table.plan);
+    }
+    return this.get(resource, id);
+  }
+
+  async delete(resource: string, id: string, expect: UpdateExpectation = {}) {
+    const table = this.#table(resource);
+    if (expect.revision !== undefined) {
+      return (
+        this.#db
+          .prepare(`DELETE FROM ${quote(table.plan.table)} WHERE id = ? AND revision = ?`)
+          .run(id, expect.revision).changes > 0
+      );
+    }
+    return table.remove.run(id).changes > 0;
+  }
+
+  async list(resource: string, query: ListQuery) {
+    const table = this.#table(resource);
+    const key = listShapeKey(query);
+    let entry = table.lists.get(key);
+    if (!entry) {
+      const sql = buildListSql(table.plan, query, table.columns);
+      entry = {
+        sql,
+        select: this.#db.prepare(sql.select).raw(true),
+        ...(sql.count ? { count: this.#db.prepare(sql.count) } : {}),
+      };
+      if (table.lists.size < MAX_CACHED_SHAPES) table.lists.set(key, entry);
+    }
+    const rows = (entry.select.all(entry.sql.params(query)) as unknown[][]).map(table.toRow);
+    if (!entry.count) return { rows };
+    const total = (entry.count.get(entry.sql.countParams(query)) as { n: number }).n;
+    return { rows, total };
+  }
+
+  keysetOf(resource: string, query: ListQuery, row: Row): unknown[] {
+    return cursorValues(this.#table(resource).plan, query, row);
+  }
+
+  async exists(resource: string, field: string, value: unknown) {
+    const table = this.#table(resource);
+    const column = SYSTEM_COLUMNS[field] ?? table.plan.fieldsByName.get(field)?.column ?? field;
+    return (
+      this.#db.prepare(`SELECT 1 FROM ${quote(table.plan.table)} WHERE ${quote(column)} = ? LIMIT 1`).get(value) !==
+      undefined
+    );
+  }
+
+  /** One write transaction per call; concurrent calls are committed together (see group-commit.ts). */
+  async transaction<T>(fn: () => Promise<T>): Promise<T> {
+    return this.#group.run(fn);
+  }
+
+  async ping() {
+    this.#db.prepare('SELECT 1').get();
+  }
+
+  durability() {
+    return { backend: 'sqlite', journal: 'wal', synchronous: this.#synchronous.toLowerCase() };
+  }
+
+  async close() {
+    this.#group.flush();
+    if (this.#db.open) {
+      this.#db.pragma('wal_checkpoint(TRUNCATE)');
+      this.#db.close();
+    }
+  }
+}

@@ -1,0 +1,155 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { request as rawHttp } from 'node:http';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import type { FastifyInstance } from 'fastify';
+import { buildPlan } from '../../src/plan/build-plan.ts';
+import type { Plan } from '../../src/plan/types.ts';
+import { createServer } from '../../src/runtime/server.ts';
+import { checkSource } from '../../src/spec/check.ts';
+import { parseSpecText } from '../../src/spec/load.ts';
+import { SqliteStore } from '../../src/storage/index.ts';
+
+export interface Served {
+  readonly url: string;
+  readonly app: FastifyInstance;
+  readonly store: SqliteStore;
+  readonly plan: Plan;
+  readonly dbPath: string;
+  /** Rows in a table, read through a separate read-only connection: what is really on disk. */
+  countRows(table: string): number;
+  /** Stops the server and the store; keeps the database file unless `remove` is set. */
+  close(options?: { remove?: boolean }): Promise<void>;
+}
+
+/** Parses and checks an inline spec; any diagnostic error fails the test loudly. */
+export const planOf = (yaml: string): Plan => {
+  const parsed = parseSpecText(yaml, 'inline.yaml');
+  const checked = checkSource({ ...parsed, dir: process.cwd() });
+  const errors = checked.diagnostics.filter((d) => d.severity === 'error');
+  if (!checked.spec || errors.length) {
+    throw new Error(
+      `inline spec has errors:\n${errors.map((d) => `${d.code} ${d.pointer} (line ${d.line}): ${d.message}`).join('\n')}`,
+    );
+  }
+  return buildPlan(checked.spec, process.cwd());
+};
+
+export const tempDbPath = (): string => join(mkdtempSync(join(tmpdir(), 'ninefold-e2e-')), 'service.db');
+
+export interface ServeOptions {
+  dbPath?: string;
+  allowDataLoss?: boolean;
+  logLevel?: string;
+  timerPollMs?: number;
+}
+
+/** Serves a plan on a real port over a SQLite file (temporary unless `dbPath` is given). */
+export const servePlan = async (plan: Plan, opts: ServeOptions = {}): Promise<Served> => {
+  const dbPath = opts.dbPath ?? tempDbPath();
+  const store = new SqliteStore({ path: dbPath });
+  await store.migrate(plan, { allowDataLoss: opts.allowDataLoss === true });
+  const app = await createServer(plan, {
+    store,
+    logLevel: opts.logLevel ?? process.env.NF_LOG ?? 'silent',
+    ...(opts.timerPollMs !== undefined ? { timerPollMs: opts.timerPollMs } : {}),
+  });
+  const url = await app.listen({ port: 0, host: '127.0.0.1' });
+  return {
+    url,
+    app,
+    store,
+    plan,
+    dbPath,
+    countRows(table) {
+      const db = new Database(dbPath, { readonly: true, fileMustExist: true });
+      try {
+        return (db.prepare(`SELECT count(*) AS n FROM "${table.replaceAll('"', '""')}"`).get() as { n: number }).n;
+      } finally {
+        db.close();
+      }
+    },
+    async close({ remove = false } = {}) {
+      await app.close();
+      await store.close();
+      if (remove) rmSync(join(dbPath, '..'), { recursive: true, force: true });
+    },
+  };
+};
+
+/** Serves an inline spec on a real port over a temporary SQLite file. */
+export const serveSpec = (yaml: string, opts: ServeOptions = {}): Promise<Served> => servePlan(planOf(yaml), opts);
+
+export interface JsonAnswer {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly text: string;
+  // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON answers
+  readonly body: any;
+}
+
+/** One HTTP call with fetch; `json` is sent as application/json. */
+export const call = async (
+  base: string,
+  method: string,
+  path: string,
+  init: { json?: unknown; body?: string | Uint8Array; headers?: Record<string, string> } = {},
+): Promise<JsonAnswer> => {
+  const headers: Record<string, string> = { ...(init.headers ?? {}) };
+  let body: string | Uint8Array | undefined = init.body;
+  if (init.json !== undefined) {
+    body = JSON.stringify(init.json);
+    headers['content-type'] ??= 'application/json';
+  }
+  const res = await fetch(`${base}${path}`, { method, headers, body });
+  const text = await res.text();
+  let parsed: unknown;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  return { status: res.status, headers: res.headers, text, body: parsed };
+};
+
+/** Sends bytes on a raw socket and returns everything the server answered before closing (or the timeout). */
+export const rawRequest = (url: string, bytes: string | Buffer, timeoutMs = 3000): Promise<string> => {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = connect(Number(port), hostname);
+    const chunks: Buffer[] = [];
+    const finish = () => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(Buffer.concat(chunks).toString('utf8'));
+    };
+    const timer = setTimeout(finish, timeoutMs);
+    socket.on('data', (c) => chunks.push(c));
+    socket.on('end', finish);
+    socket.on('error', finish);
+    socket.on('connect', () => socket.write(bytes));
+  });
+};
+
+/** A request through node:http, for bodies and headers fetch would change (raw bytes, no Content-Type). */
+export const rawSend = (
+  url: string,
+  method: string,
+  path: string,
+  body: Buffer | string | undefined,
+  headers: Record<string, string> = { 'content-type': 'application/json' },
+) =>
+  new Promise<{ status: number; text: string }>((resolve, reject) => {
+    const req = rawHttp(`${url}${path}`, { method, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+
+/** Nothing a client should ever see: stack frames, file paths, SQL, library names. */
+export const LEAKS = /( {4}at |\/work\/|node_modules|SQLITE|SELECT |fastify|ajv)/i;

@@ -1,0 +1,45 @@
+import { buildPlan } from '../../src/plan/build-plan.ts';
+import type { Plan } from '../../src/plan/types.ts';
+import { checkFile } from '../../src/spec/check.ts';
+import { call, planOf, type Served, servePlan as serveAnyPlan } from './serve-spec.ts';
+
+/** Checks a spec file (examples/…); any error diagnostic fails the test loudly. */
+export const planOfFile = async (path: string): Promise<Plan> => {
+  const checked = await checkFile(path);
+  const errors = checked.diagnostics.filter((d) => d.severity === 'error');
+  if (!checked.spec || errors.length) {
+    throw new Error(`${path} has errors:\n${errors.map((d) => `${d.code} ${d.pointer}: ${d.message}`).join('\n')}`);
+  }
+  return buildPlan(checked.spec, checked.dir);
+};
+
+/** Serves a plan with a fast timer poll, so timed transitions show quickly. */
+export const servePlan = (plan: Plan, opts: { dbPath?: string; timerPollMs?: number } = {}): Promise<Served> =>
+  serveAnyPlan(plan, { ...opts, timerPollMs: opts.timerPollMs ?? 100 });
+
+export const serveStates = (yaml: string, opts: { dbPath?: string; timerPollMs?: number } = {}) =>
+  servePlan(planOf(yaml), opts);
+
+/** The record's transition history, oldest first. */
+export const historyOf = async (url: string, path: string) => {
+  const r = await call(url, 'GET', `${path}/history`);
+  if (r.status !== 200) throw new Error(`GET ${path}/history answered ${r.status}: ${r.text}`);
+  return r.body.data as Array<{
+    transition: string;
+    from: string;
+    to: string;
+    at: string;
+    input: unknown;
+    actor: string;
+  }>;
+};
+
+/** Polls until `check` holds or the deadline passes; returns whether it held. */
+export const eventually = async (check: () => Promise<boolean>, timeoutMs: number, everyMs = 50) => {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    if (await check()) return true;
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+  return check();
+};

@@ -1,0 +1,220 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildPlan } from '../../src/plan/build-plan.ts';
+import { checkSource } from '../../src/spec/check.ts';
+import { parseSpecText } from '../../src/spec/load.ts';
+import type { Row, Store } from '../../src/storage/index.ts';
+import { StoreError } from '../../src/storage/index.ts';
+
+const SPEC = `
+ninefold: 1
+service: { name: contract }
+resources:
+  Item:
+    fields:
+      name: { type: string, required: true, unique: true }
+      rank: { type: integer }
+      price: { type: number }
+      active: { type: boolean }
+      tags: { type: array, items: { type: string } }
+      meta: { type: json }
+      cost: { type: decimal, scale: 2 }
+endpoints:
+  Item: { list: { filter: [name, rank, active, tags, price, cost], sort: [name, rank, price, cost] } }
+`;
+
+export const contractPlan = () => {
+  const parsed = parseSpecText(SPEC, 'contract.yaml');
+  const checked = checkSource({ ...parsed, dir: '.' });
+  if (!checked.spec) throw new Error(JSON.stringify(checked.diagnostics));
+  return buildPlan(checked.spec);
+};
+
+export const tempDir = () => mkdtempSync(join(tmpdir(), 'ninefold-store-'));
+
+let seq = 0;
+const row = (name: string, extra: Partial<Row> = {}): Row => {
+  seq++;
+  const at = new Date(Date.UTC(2026, 0, 1, 0, 0, seq)).toISOString();
+  return {
+    id: `01J${String(seq).padStart(23, '0')}`,
+    createdAt: at,
+    updatedAt: at,
+    revision: 1,
+    name,
+    rank: null,
+    price: null,
+    active: null,
+    tags: null,
+    meta: null,
+    cost: null,
+    ...extra,
+  };
+};
+
+/**
+ * The contract every Store passes, on a real database. `open` gives a fresh, empty store; a second
+ * backend joins by adding one line to the list in storage-contract.test.ts.
+ */
+export const storeContract = (backend: string, open: () => Promise<Store>) => {
+  describe(`Store contract: ${backend}`, () => {
+    let store: Store;
+    const plan = contractPlan();
+    beforeAll(async () => {
+      store = await open();
+      await store.migrate(plan);
+    });
+    afterAll(async () => store.close());
+
+    it('round-trips every value type exactly', async () => {
+      const r = row('round-trip', {
+        rank: 9007199254740991,
+        price: 0.1,
+        active: false,
+        tags: ['a', 'é', '😀'],
+        meta: { a: [1, { b: null }] },
+      });
+      await store.insert('Item', r);
+      expect(await store.get('Item', r.id)).toEqual(r);
+    });
+
+    it('answers undefined for a missing id', async () => {
+      expect(await store.get('Item', 'nope')).toBeUndefined();
+    });
+
+    it('refuses a duplicate unique value with a StoreError naming the field', async () => {
+      await store.insert('Item', row('dup'));
+      const error = await store.insert('Item', row('dup')).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(StoreError);
+      expect((error as StoreError).kind).toBe('unique');
+      expect((error as StoreError).field).toBe('name');
+    });
+
+    it('updates only when the expectation holds, bumping the revision', async () => {
+      const r = row('cas', { rank: 1 });
+      await store.insert('Item', r);
+      expect(await store.update('Item', r.id, { rank: 2 }, { revision: 7 })).toBeUndefined();
+      expect(await store.update('Item', r.id, { rank: 2 }, { where: { rank: 5 } })).toBeUndefined();
+      const after = await store.update('Item', r.id, { rank: 2 }, { revision: 1, where: { rank: 1 } });
+      expect(after?.rank).toBe(2);
+      expect(after?.revision).toBe(2);
+    });
+
+    it('rolls back every write of a failed transaction', async () => {
+      const a = row('tx-a');
+      await store
+        .transaction(async () => {
+          await store.insert('Item', a);
+          await store.insert('Item', row('tx-a'));
+        })
+        .catch(() => undefined);
+      expect(await store.get('Item', a.id)).toBeUndefined();
+    });
+
+    it('lists with filters, sorts and keyset pages that visit every row once', async () => {
+      for (let i = 0; i < 25; i++) {
+        await store.insert(
+          'Item',
+          row(`page-${String(i).padStart(2, '0')}`, { rank: i % 5, active: i % 2 === 0, tags: [`t${i % 3}`] }),
+        );
+      }
+      const seen: string[] = [];
+      let after: unknown[] | undefined;
+      const base = {
+        filters: [{ field: 'name', op: 'prefix' as const, value: 'page-' }],
+        sort: [{ field: 'rank', desc: true }],
+        count: true,
+      };
+      for (;;) {
+        const query = { ...base, limit: 4, ...(after ? { after } : {}) };
+        const { rows, total } = await store.list('Item', query);
+        expect(total).toBe(25);
+        seen.push(...rows.map((r) => r.id));
+        if (rows.length < 4) break;
+        after = store.keysetOf('Item', query, rows.at(-1) as Row);
+      }
+      expect(new Set(seen).size).toBe(25);
+      expect(seen.length).toBe(25);
+      const inList = await store.list('Item', {
+        filters: [{ field: 'rank', op: 'in', value: [0, 4] }],
+        sort: [],
+        limit: 100,
+        count: false,
+      });
+      expect(inList.rows.every((r) => r.rank === 0 || r.rank === 4)).toBe(true);
+      const tagged = await store.list('Item', {
+        filters: [{ field: 'tags', op: 'contains', value: 't1' }],
+        sort: [],
+        limit: 100,
+        count: false,
+      });
+      expect(tagged.rows.length).toBeGreaterThan(0);
+      expect(tagged.rows.every((r) => (r.tags as string[]).includes('t1'))).toBe(true);
+      const active = await store.list('Item', {
+        filters: [
+          { field: 'active', op: 'eq', value: true },
+          { field: 'name', op: 'prefix', value: 'page-' },
+        ],
+        sort: [],
+        limit: 100,
+        count: false,
+      });
+      expect(active.rows.length).toBe(13);
+    });
+
+    it('compares and sorts decimals by value, not as text', async () => {
+      for (const cost of ['9.50', '10.00', '100.25', '2.00']) await store.insert('Item', row(`cost-${cost}`, { cost }));
+      const q = {
+        filters: [{ field: 'cost', op: 'gte' as const, value: 9.5 }],
+        sort: [{ field: 'cost', desc: false }],
+        count: false,
+      };
+      const first = await store.list('Item', { ...q, limit: 2 });
+      expect(first.rows.map((r) => r.cost)).toEqual(['9.50', '10.00']);
+      const next = await store.list('Item', {
+        ...q,
+        limit: 2,
+        after: store.keysetOf('Item', q as never, first.rows[1] as Row),
+      });
+      expect(next.rows.map((r) => r.cost)).toEqual(['100.25']);
+    });
+
+    it('treats LIKE wildcards in prefix filters as plain characters', async () => {
+      await store.insert('Item', row('100%_off'));
+      await store.insert('Item', row('100 percent'));
+      const { rows } = await store.list('Item', {
+        filters: [{ field: 'name', op: 'prefix', value: '100%' }],
+        sort: [],
+        limit: 10,
+        count: false,
+      });
+      expect(rows.map((r) => r.name)).toEqual(['100%_off']);
+    });
+
+    it('keeps idempotency records per caller', async () => {
+      const saved = { fingerprint: 'f', status: 201, headers: { etag: '"r1"' }, body: '{}' };
+      await store.idempotency.save('alice', 'k1', saved, new Date());
+      expect(await store.idempotency.find('alice', 'k1')).toEqual(saved);
+      expect(await store.idempotency.find('bob', 'k1')).toBeUndefined();
+    });
+
+    it('leases a due timer to one owner only', async () => {
+      const due = new Date(Date.now() - 1000).toISOString();
+      await store.stateLog.schedule({ resource: 'Item', recordId: 'x', transition: 't', fromState: 's', dueAt: due });
+      const first = await store.stateLog.claimDue(new Date(), 'one', 30_000, 10);
+      const second = await store.stateLog.claimDue(new Date(), 'two', 30_000, 10);
+      expect(first.length).toBe(1);
+      expect(second.length).toBe(0);
+    });
+
+    it('deletes', async () => {
+      const r = row('gone');
+      await store.insert('Item', r);
+      expect(await store.delete('Item', r.id)).toBe(true);
+      expect(await store.delete('Item', r.id)).toBe(false);
+      expect(await store.exists('Item', 'name', 'gone')).toBe(false);
+    });
+  });
+};
