@@ -59,7 +59,7 @@ export const initCommand: Command = {
         'Next:',
         `  npx ninefold check ${shown}    every problem at once, with file:line:col`,
         `  npx ninefold docs ${shown}     the nine-part document`,
-        `  npx ninefold serve ${shown}    run it (coming soon)`,
+        `  npx ninefold serve ${shown}    run it on SQLite at http://127.0.0.1:3000`,
         '',
       ].join('\n'),
     );
