@@ -3,6 +3,8 @@
 //   GET  /items/:id                        one row by primary key
 //   POST /items                            insert, body validated by fastify's JSON schema (ajv)
 //   GET  /items?limit=20&price_gte=X       WHERE price >= ? ORDER BY id LIMIT 20
+//   POST /orders/:id/:transition           place (cart → placed) or cancel (cart|placed → cancelled): in one
+//                                          transaction, read the row, compare-and-set the status, append history
 // env: PORT, DB (sqlite file with the anchors' items table), SQLITE_SYNC (NORMAL|FULL, default NORMAL)
 import Database from 'better-sqlite3';
 import Fastify from 'fastify';
@@ -16,6 +18,24 @@ const list = db.prepare('SELECT id, name, price, tags, created_at FROM items ORD
 const listGte = db.prepare('SELECT id, name, price, tags, created_at FROM items WHERE price >= ? ORDER BY id LIMIT ?');
 // Plain INSERT with .run() (not INSERT … RETURNING through .get(), which starves the WAL checkpoint).
 const insert = db.prepare('INSERT INTO items (name, price, tags, created_at) VALUES (?, ?, ?, ?)');
+const getOrder = db.prepare('SELECT id, note, status, revision, created_at, updated_at FROM orders WHERE id = ?');
+const casOrder = db.prepare(
+  'UPDATE orders SET status = ?, revision = revision + 1, updated_at = ? WHERE id = ? AND status = ?',
+);
+const addHistory = db.prepare(
+  'INSERT INTO order_history (order_id, transition, from_state, to_state, at, input) VALUES (?, ?, ?, ?, ?, ?)',
+);
+const TRANSITIONS = { place: { from: ['cart'], to: 'placed' }, cancel: { from: ['cart', 'placed'], to: 'cancelled' } };
+/** The whole transition in one transaction: 404, 409 or the updated order. */
+const transition = db.transaction((id, name, t, input) => {
+  const row = getOrder.get(id);
+  if (!row) return 404;
+  if (!t.from.includes(row.status)) return 409;
+  const at = new Date().toISOString();
+  if (casOrder.run(t.to, at, id, row.status).changes !== 1) return 409;
+  addHistory.run(id, name, row.status, t.to, at, JSON.stringify(input));
+  return { ...row, status: t.to, revision: row.revision + 1, updated_at: at };
+});
 const toItem = (r) => ({ id: r.id, name: r.name, price: r.price, tags: JSON.parse(r.tags), createdAt: r.created_at });
 
 const app = Fastify({ logger: false });
@@ -72,6 +92,37 @@ app.post(
     const createdAt = new Date().toISOString();
     const id = Number(insert.run(name, price, JSON.stringify(tags), createdAt).lastInsertRowid);
     return reply.code(201).send({ id, name, price, tags, createdAt });
+  },
+);
+
+app.post(
+  '/orders/:id/:transition',
+  {
+    schema: {
+      params: {
+        type: 'object',
+        required: ['id', 'transition'],
+        properties: {
+          id: { type: 'integer', minimum: 1 },
+          transition: { type: 'string', enum: Object.keys(TRANSITIONS) },
+        },
+      },
+      body: { type: 'object', additionalProperties: false, properties: {} },
+    },
+  },
+  async (req, reply) => {
+    const { id, transition: name } = req.params;
+    const r = transition(id, name, TRANSITIONS[name], req.body ?? {});
+    if (r === 404) return reply.code(404).send({ error: 'not found' });
+    if (r === 409) return reply.code(409).send({ error: 'invalid transition' });
+    return {
+      id: r.id,
+      note: r.note,
+      status: r.status,
+      revision: r.revision,
+      createdAt: r.created_at,
+      updatedAt: r.updated_at,
+    };
   },
 );
 

@@ -2,6 +2,8 @@
 -- env: WRK_PATH (may contain {id} and/or {price}), WRK_METHOD, WRK_BODY,
 --      WRK_IDS (file with one id per line: {id} is replaced by a random line of it),
 --      WRK_PRICE_MAX (default 990: {price} is a random integer 0..WRK_PRICE_MAX).
+--      WRK_SEQ_START (optional): take ids in order instead of at random, starting after that many requests;
+--      once every id was used, go round again with WRK_PATH2 (transitions on fresh records: place, then cancel).
 -- Fixed seed, so every server sees the same sequence of choices.
 local tpl = os.getenv("WRK_PATH") or "/"
 local method = os.getenv("WRK_METHOD") or "GET"
@@ -18,6 +20,8 @@ if has_id then
   for line in f:lines() do if line ~= "" then ids[#ids + 1] = line end end
   f:close()
 end
+local path2 = os.getenv("WRK_PATH2") or tpl
+local seq = tonumber(os.getenv("WRK_SEQ_START") or "")
 math.randomseed(12345)
 if not has_id and not has_price then
   -- static request: wrk builds it once (no per-request Lua call)
@@ -25,6 +29,15 @@ if not has_id and not has_price then
   wrk.path = tpl
   wrk.body = body
   if body then wrk.headers["Content-Type"] = "application/json" end
+elseif seq then
+  request = function()
+    local n = #ids
+    local pass = math.floor(seq / n)
+    local id = ids[(seq % n) + 1]
+    seq = seq + 1
+    local p = (pass == 0) and tpl or path2
+    return wrk.format(method, (p:gsub("{id}", id)), headers, body)
+  end
 else
   request = function()
     local p = tpl
