@@ -45,14 +45,14 @@ export const createRecordWriter = (resource: ResourcePlan) => {
   const visible = resource.fields.filter((f) => !f.writeOnly);
   const stringify = fastJson(recordSchema(resource) as unknown as Parameters<typeof fastJson>[0]);
   const toApi = (row: Row): Record<string, unknown> => {
-    const out: Record<string, unknown> = { id: row.id };
+    // Same key order as the compiled stringifier writes (required system fields first), so a record reads the
+    // same in a list page as on its own.
+    const out: Record<string, unknown> = { id: row.id, createdAt: row.createdAt, updatedAt: row.updatedAt };
     for (const f of visible) {
       const v = row[f.name];
       if (v !== null && v !== undefined) out[f.name] = v;
       else if (f.nullable) out[f.name] = null;
     }
-    out.createdAt = row.createdAt;
-    out.updatedAt = row.updatedAt;
     return out;
   };
   return { toApi, serialize: (row: Row) => stringify(toApi(row)), stringify };
