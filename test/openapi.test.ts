@@ -11,6 +11,7 @@ import openapiTS, { astToString } from 'openapi-typescript';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildOpenApi } from '../src/emit/openapi.ts';
+import { issueApiKey } from '../src/parts/auth/keys.ts';
 import { buildPlan } from '../src/plan/build-plan.ts';
 import { createServer } from '../src/runtime/server.ts';
 import { checkFile } from '../src/spec/check.ts';
@@ -69,7 +70,18 @@ describe('OpenAPI document of every example', () => {
       expect.arrayContaining(['limit', 'cursor', 'sort', 'expand', 'count', 'status', 'status[in]', 'total[gte]']),
     );
     const create = operations(doc).find(([, , op]) => op.operationId === 'createOrder')?.[2] as Json;
-    expect(Object.keys(create.responses as Json)).toEqual(['201', '400', '409', '413', '415', '422', '500', '503']);
+    expect(Object.keys(create.responses as Json)).toEqual([
+      '201',
+      '400',
+      '401',
+      '403',
+      '409',
+      '413',
+      '415',
+      '422',
+      '500',
+      '503',
+    ]);
   });
 });
 
@@ -85,8 +97,11 @@ import type { components, paths } from './orders-api.ts';
 
 export type Check = (operationId: string, response: Response, expected: number, body: unknown) => void;
 
-export const roundTrip = async (baseUrl: string, check: Check): Promise<void> => {
-  const client = createClient<paths>({ baseUrl });
+export const roundTrip = async (baseUrl: string, apiKey: string, check: Check): Promise<void> => {
+  const anonymous = createClient<paths>({ baseUrl });
+  const refused = await anonymous.GET('/orders', {});
+  check('listOrders', refused.response, 401, refused.error);
+  const client = createClient<paths>({ baseUrl, headers: { 'X-Api-Key': apiKey } });
 
   const c = await client.POST('/customers', {
     body: { email: 'jane@example.com', fullName: 'Jane Doe', tier: 'pro', phone: '+44 20 7946 0958' },
@@ -279,9 +294,10 @@ describe('typed client round trip: orders example', () => {
       expect(validate?.(body), `${label}: ${JSON.stringify(validate?.errors)}`).toBe(true);
     };
     const { roundTrip } = (await import(pathToFileURL(join(work, 'client.ts')).href)) as {
-      roundTrip: (baseUrl: string, check: Check) => Promise<void>;
+      roundTrip: (baseUrl: string, apiKey: string, check: Check) => Promise<void>;
     };
-    await roundTrip(baseUrl, check);
+    const staff = await issueApiKey(store, { subject: 'staff-1', roles: ['admin', 'support'] });
+    await roundTrip(baseUrl, staff.key, check);
     expect(seen).toContain('customerSummary 200');
   });
 });

@@ -1,15 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, type Served } from './helpers/serve-spec.ts';
+import { issueApiKey } from '../src/parts/auth/keys.ts';
+import { call, type Served, useHeaders } from './helpers/serve-spec.ts';
 import { historyOf, planOfFile, servePlan } from './helpers/serve-states.ts';
 
 // The order desk of examples/orders: cart → placed → paid → shipped → delivered; cancel from cart or placed.
-// Authentication is declared there but not enforced yet, so every call goes through and actor is ''.
+// Every call carries a staff API key (roles admin, billing, support); test/auth-*.test.ts covers the rest.
 
 let s: Served;
 let customer: string;
 let product: string;
+let staff: string;
 beforeAll(async () => {
   s = await servePlan(await planOfFile('examples/orders/service.yaml'));
+  const issued = await issueApiKey(s.store, { subject: 'staff-1', roles: ['admin', 'billing', 'support'] });
+  staff = issued.record.subject;
+  useHeaders(s.url, { 'x-api-key': issued.key });
   const c = await call(s.url, 'POST', '/customers', { json: { email: 'ada@example.com', fullName: 'Ada' } });
   expect(c.status).toBe(201);
   customer = c.body.id;
@@ -68,7 +73,7 @@ describe('the order goes cart → placed → paid → shipped → delivered', ()
     ]);
     expect(history.map((h) => h.input)).toEqual([{}, { paymentRef: 'pay_123' }, shipping, {}]);
     for (const h of history) {
-      expect(h.actor).toBe('');
+      expect(h.actor).toBe(staff);
       expect(Number.isNaN(Date.parse(h.at))).toBe(false);
     }
     const at = history.map((h) => Date.parse(h.at));

@@ -2,6 +2,7 @@ import { checkCommand } from './check.ts';
 import type { Command } from './command.ts';
 import { docsCommand } from './docs.ts';
 import { initCommand } from './init.ts';
+import { keysCommand } from './keys.ts';
 import { openapiCommand } from './openapi.ts';
 import { serveCommand } from './serve.ts';
 
@@ -9,6 +10,7 @@ const COMMANDS: Record<string, Command> = {
   check: checkCommand,
   docs: docsCommand,
   init: initCommand,
+  keys: keysCommand,
   openapi: openapiCommand,
   serve: serveCommand,
 };

@@ -1,3 +1,4 @@
+import { applySecurity, securitySchemes } from '../parts/auth/openapi.ts';
 import { customComponents } from '../parts/endpoints/custom-openapi.ts';
 import { customPaths, endpointComponents, resourcePaths } from '../parts/endpoints/openapi.ts';
 import { errorComponents } from '../parts/errors/openapi.ts';
@@ -30,6 +31,8 @@ export const buildOpenApi = (plan: Plan): Record<string, unknown> => {
     Object.assign(paths, resourcePaths(plan, resource), statePaths(plan, resource));
   if (plan.resources.some((r) => r.states)) components.schemas.TransitionHistory = historySchema();
   for (const [path, item] of Object.entries(customPaths(plan))) paths[path] = { ...paths[path], ...item };
+  applySecurity(plan, paths);
+  const schemes = securitySchemes(plan);
 
   const tags = [
     ...plan.resources.map((r) => ({ name: r.name, ...(r.description ? { description: r.description } : {}) })),
@@ -42,6 +45,6 @@ export const buildOpenApi = (plan: Plan): Record<string, unknown> => {
     info: purposeInfo(plan),
     ...(tags.length ? { tags } : {}),
     paths,
-    components,
+    components: Object.keys(schemes).length ? { ...components, securitySchemes: schemes } : components,
   };
 };

@@ -1,4 +1,6 @@
 import type { Ajv } from 'ajv';
+import type { AccessControl } from '../parts/auth/access.ts';
+import type { Principal } from '../parts/auth/principal.ts';
 import type { Plan, ResourcePlan, TransitionPlan } from '../plan/types.ts';
 import type { Row, Store } from '../storage/index.ts';
 
@@ -36,6 +38,10 @@ export interface RuntimeContext {
   readonly ajv: Ajv;
   readonly now: () => Date;
   readonly hooks: WriteHook[];
+  /** Per-record rules, owners and readable fields (auth part). */
+  readonly access: AccessControl;
+  /** Password fields of user stores, per resource: hashed before they are stored, never shown. */
+  readonly passwordFields: ReadonlyMap<string, ReadonlySet<string>>;
 }
 
 export const runHooks = async (ctx: RuntimeContext, event: WriteEvent): Promise<void> => {
@@ -48,8 +54,10 @@ export interface HandlerInput {
   readonly query: Readonly<Record<string, string | string[] | undefined>>;
   readonly body: unknown;
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
-  /** Who is calling: the principal's subject once authentication exists; '' for anonymous. */
+  /** Who is calling: the principal's subject; '' for anonymous. */
   readonly caller: string;
+  /** The authenticated caller; undefined on a public route called without credentials. */
+  readonly principal?: Principal;
 }
 
 export interface HandlerOutput {

@@ -1,3 +1,4 @@
+import type { RouteKind } from '../parts/auth/route-access.ts';
 import { compileCustomHandler } from '../parts/endpoints/custom-runtime.ts';
 import { compileListHandler } from '../parts/endpoints/list-runtime.ts';
 import { compileRecordHandlers } from '../parts/resources/runtime.ts';
@@ -12,6 +13,8 @@ export interface CompiledRoute {
   /** Path template with {params}, relative to the base path. */
   readonly path: string;
   readonly operation: string;
+  /** What the route does, for access control. */
+  readonly kind: RouteKind;
   readonly handler: Handler;
   /** Unsafe routes run in one transaction and honour Idempotency-Key. */
   readonly unsafe: boolean;
@@ -28,7 +31,14 @@ export const compileRoutes = async (
     const ops = resource.operations;
     const h = compileRecordHandlers(ctx, resource);
     const add = (method: Method, path: string, operation: string, handler: Handler) =>
-      routes.push({ method, path, operation: `${resource.name}.${operation}`, handler, unsafe: method !== 'GET' });
+      routes.push({
+        method,
+        path,
+        operation: `${resource.name}.${operation}`,
+        kind: { resource: resource.name, action: operation },
+        handler,
+        unsafe: method !== 'GET',
+      });
     if (ops.has('list')) add('GET', resource.collectionPath, 'list', compileListHandler(ctx, resource));
     if (ops.has('create')) add('POST', resource.collectionPath, 'create', h.create);
     if (ops.has('get')) add('GET', resource.itemPath, 'get', h.get);
@@ -44,6 +54,7 @@ export const compileRoutes = async (
       method: endpoint.method,
       path: endpoint.path,
       operation: endpoint.name,
+      kind: { action: endpoint.name, custom: true },
       handler: await compileCustomHandler(ctx, endpoint),
       unsafe: endpoint.method !== 'GET',
     });

@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest, LogController } from 'fastify';
+import { createAccess } from '../parts/auth/access.ts';
+import { createAuthenticator } from '../parts/auth/authenticate.ts';
+import { registerKeyAdmin } from '../parts/auth/key-admin.ts';
+import { passwordFieldsOf } from '../parts/auth/passwords.ts';
+import type { Principal } from '../parts/auth/principal.ts';
+import { routeAccess } from '../parts/auth/route-access.ts';
 import { ApiError } from '../parts/errors/api-error.ts';
 import { createProblemRenderer } from '../parts/errors/runtime.ts';
 import { compileStateMachines } from '../parts/states/runtime.ts';
@@ -26,13 +32,19 @@ export interface ServerOptions {
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 const METHODS: readonly Method[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
+/** Header names of apiKey schemes, redacted from logs like Authorization and Cookie. */
+const apiKeyHeaders = (plan: Plan): string[] =>
+  Object.values(plan.spec.auth?.schemes ?? {})
+    .filter((s) => s.type === 'apiKey' && (s.in ?? 'header') === 'header')
+    .map((s) => `req.headers["${(s.name ?? 'x-api-key').toLowerCase()}"]`);
+
 /** Assembles the HTTP service from a plan. Everything is compiled here; requests only run what was built. */
 export const createServer = async (plan: Plan, options: ServerOptions): Promise<FastifyInstance> => {
   const app = Fastify({
     logger: {
       level: options.logLevel ?? 'info',
       redact: {
-        paths: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-api-key"]'],
+        paths: ['req.headers.authorization', 'req.headers.cookie', ...apiKeyHeaders(plan)],
         censor: '[redacted]',
       },
     },
@@ -51,13 +63,17 @@ export const createServer = async (plan: Plan, options: ServerOptions): Promise<
   });
   app.server.headersTimeout = 20_000;
 
+  const passwordFields = passwordFieldsOf(plan);
   const ctx: RuntimeContext = {
     plan,
     store: options.store,
     ajv: createAjv(),
     now: options.now ?? (() => new Date()),
     hooks: [],
+    access: createAccess(plan, passwordFields),
+    passwordFields,
   };
+  const auth = createAuthenticator(plan, options.store, ctx.now, (message) => app.log.warn(message));
   ctx.hooks.push(timersOnCreate(ctx));
   const machines = compileStateMachines(ctx, plan);
   const render = createProblemRenderer(plan.errors);
@@ -93,23 +109,47 @@ export const createServer = async (plan: Plan, options: ServerOptions): Promise<
     sendProblem(render, reply, new ApiError('not_found', 'No such path.'), request.url.split('?')[0] ?? ''),
   );
 
-  const toInput = (request: FastifyRequest): HandlerInput => ({
+  const toInput = (request: FastifyRequest, principal: Principal | undefined): HandlerInput => ({
     params: request.params as Record<string, string>,
     query: request.query as Record<string, string | string[] | undefined>,
     body: request.body,
     headers: request.headers,
-    caller: '',
+    caller: principal?.subject ?? '',
+    ...(principal ? { principal } : {}),
   });
 
+  const principals = new WeakMap<FastifyRequest, Principal | undefined>();
   const methodsByPath = new Map<string, Set<Method>>();
   for (const route of await compileRoutes(ctx, plan, machines.routes)) {
     const url = toFastifyPath(`${base}${route.path}`);
     const run = route.unsafe ? withTransaction(ctx, route.handler, route.method) : undefined;
+    const { access, roles } = routeAccess(plan, route.kind);
+    const checked = auth.enabled;
     app.route({
       method: route.method,
       url,
+      // Authentication and roles run before the body is read: a caller who may not call learns nothing more.
+      ...(checked
+        ? {
+            onRequest: async (request: FastifyRequest) => {
+              const principal = await auth.authenticate(
+                {
+                  headers: request.headers,
+                  query: request.query as Record<string, unknown>,
+                  method: request.method,
+                  ip: request.ip,
+                },
+                access,
+              );
+              if (roles.length > 0 && !principal?.roles.some((r) => roles.includes(r))) {
+                throw new ApiError('forbidden', `This needs one of the roles ${roles.join(', ')}.`);
+              }
+              principals.set(request, principal);
+            },
+          }
+        : {}),
       handler: async (request, reply) => {
-        const input = toInput(request);
+        const input = toInput(request, checked ? principals.get(request) : undefined);
         const out = run ? await run(input, request.url) : await route.handler(input);
         reply.code(out.status);
         if (out.headers) reply.headers(out.headers);
@@ -149,6 +189,7 @@ export const createServer = async (plan: Plan, options: ServerOptions): Promise<
     return reply.send({ status: 'ready', storage: options.store.durability() });
   });
   await registerDocsPages(app, plan);
+  if (auth.enabled) registerKeyAdmin(app, ctx, auth);
   if (machines.hasTimers) {
     let worker: ReturnType<typeof startTimerWorker> | undefined;
     app.addHook('onReady', async () => {

@@ -2,10 +2,14 @@
 
 export { SqliteStore } from './sqlite/sqlite-store.ts';
 export type {
+  ApiKeyRecord,
+  ApiKeyStore,
+  Condition,
   Filter,
   FilterOp,
   HistoryEntry,
   ListQuery,
+  ListResult,
   MigrationReport,
   Row,
   StateLog,

@@ -17,8 +17,25 @@ export interface Filter {
   readonly value: unknown;
 }
 
+/**
+ * A row condition beyond the caller's filters: an access rule compiled for the caller (auth part), applied inside
+ * the query so that pages, cursors and counts only ever see the rows the caller may read.
+ */
+export type Condition =
+  | { readonly kind: 'const'; readonly value: boolean }
+  | { readonly kind: 'and' | 'or'; readonly items: readonly Condition[] }
+  | { readonly kind: 'not'; readonly item: Condition }
+  | {
+      readonly kind: 'compare';
+      readonly field: string;
+      readonly op: 'eq' | 'ne' | 'lt' | 'lte' | 'gt' | 'gte';
+      readonly value: unknown;
+    }
+  | { readonly kind: 'in'; readonly field: string; readonly values: readonly unknown[] };
+
 export interface ListQuery {
   readonly filters: readonly Filter[];
+  readonly where?: Condition;
   readonly sort: ReadonlyArray<{ readonly field: string; readonly desc: boolean }>;
   /** Keyset: the sort values of the last row of the previous page, then its id. */
   readonly after?: readonly unknown[];
@@ -91,6 +108,30 @@ export interface StateLog {
   nextDue(): Promise<Date | undefined>;
 }
 
+/** An API key as stored: the secret itself is never stored, only its SHA-256. */
+export interface ApiKeyRecord {
+  /** Public identifier, also the first part of the key text (`nfk_<id>_<secret>`). */
+  readonly id: string;
+  /** Hex SHA-256 of the secret part. */
+  readonly secretHash: string;
+  readonly subject: string;
+  readonly roles: readonly string[];
+  readonly createdAt: string;
+  /** ISO time after which the key is refused; undefined: never expires. */
+  readonly expiresAt?: string;
+  /** ISO time the key was revoked; undefined: live. */
+  readonly revokedAt?: string;
+}
+
+/** Keys issued by the service (apiKey schemes). Lookups hit the database on every request: revocation is immediate. */
+export interface ApiKeyStore {
+  create(key: ApiKeyRecord): Promise<void>;
+  find(id: string): Promise<ApiKeyRecord | undefined>;
+  list(): Promise<ApiKeyRecord[]>;
+  /** Marks the key revoked; false when no such live key. */
+  revoke(id: string, at: Date): Promise<boolean>;
+}
+
 export interface DurabilityInfo {
   readonly backend: string;
   readonly journal: string;
@@ -123,6 +164,7 @@ export interface Store {
   transaction<T>(fn: () => Promise<T>): Promise<T>;
   readonly idempotency: IdempotencyStore;
   readonly stateLog: StateLog;
+  readonly apiKeys: ApiKeyStore;
   ping(): Promise<void>;
   durability(): DurabilityInfo;
   close(): Promise<void>;

@@ -91,13 +91,18 @@ export interface JsonAnswer {
 }
 
 /** One HTTP call with fetch; `json` is sent as application/json. */
+const defaultHeaders = new Map<string, Record<string, string>>();
+
+/** Headers `call` sends to this base URL unless a call gives its own (a staff API key, say). */
+export const useHeaders = (base: string, headers: Record<string, string>) => defaultHeaders.set(base, headers);
+
 export const call = async (
   base: string,
   method: string,
   path: string,
   init: { json?: unknown; body?: string | Uint8Array; headers?: Record<string, string> } = {},
 ): Promise<JsonAnswer> => {
-  const headers: Record<string, string> = { ...(init.headers ?? {}) };
+  const headers: Record<string, string> = { ...defaultHeaders.get(base), ...(init.headers ?? {}) };
   let body: string | Uint8Array | undefined = init.body;
   if (init.json !== undefined) {
     body = JSON.stringify(init.json);

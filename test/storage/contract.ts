@@ -209,6 +209,38 @@ export const storeContract = (backend: string, open: () => Promise<Store>) => {
       expect(second.length).toBe(0);
     });
 
+    it('stores API keys: create, find, list, revoke once', async () => {
+      const key = {
+        id: 'key_contract000001',
+        secretHash: 'ab'.repeat(32),
+        subject: 'staff-1',
+        roles: ['admin', 'support'],
+        createdAt: '2026-01-01T00:00:00.000Z',
+        expiresAt: '2027-01-01T00:00:00.000Z',
+      };
+      const bare = {
+        id: 'key_contract000002',
+        secretHash: 'cd'.repeat(32),
+        subject: 'k2',
+        roles: [],
+        createdAt: key.createdAt,
+      };
+      await store.apiKeys.create(key);
+      await store.apiKeys.create(bare);
+      expect(await store.apiKeys.find(key.id)).toEqual(key);
+      expect(await store.apiKeys.find(bare.id)).toEqual(bare);
+      expect(await store.apiKeys.find('key_unknown')).toBeUndefined();
+      expect((await store.apiKeys.list()).map((k) => k.id)).toEqual([key.id, bare.id]);
+
+      const at = new Date('2026-02-01T00:00:00.000Z');
+      expect(await store.apiKeys.revoke(key.id, at)).toBe(true);
+      expect(await store.apiKeys.revoke(key.id, new Date())).toBe(false);
+      expect(await store.apiKeys.revoke('key_unknown', at)).toBe(false);
+      // A revoked key is still found: the caller decides what revoked means.
+      expect(await store.apiKeys.find(key.id)).toEqual({ ...key, revokedAt: at.toISOString() });
+      expect((await store.apiKeys.list()).find((k) => k.id === bare.id)?.revokedAt).toBeUndefined();
+    });
+
     it('deletes', async () => {
       const r = row('gone');
       await store.insert('Item', r);

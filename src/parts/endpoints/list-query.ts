@@ -72,8 +72,10 @@ export const parseListQuery = (
   resource: ResourcePlan,
   query: Readonly<Record<string, string | string[] | undefined>>,
   parentFilters: Filter[],
+  hidden: ReadonlySet<string> = new Set(),
 ): ParsedList => {
-  const fieldOf = (name: string) => resource.fieldsByName.get(name) ?? SYSTEM[name];
+  // A field the caller may not read cannot be filtered or sorted on either: it answers as an unknown field would.
+  const fieldOf = (name: string) => (hidden.has(name) ? undefined : (resource.fieldsByName.get(name) ?? SYSTEM[name]));
   const limitText = single('limit', query.limit, 'invalid_query');
   let pageSize = resource.list.pageSize.default;
   if (limitText) {

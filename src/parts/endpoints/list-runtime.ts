@@ -1,8 +1,58 @@
 import type { ResourcePlan } from '../../plan/types.ts';
 import type { Handler, RuntimeContext } from '../../runtime/context.ts';
-import type { Filter, Row } from '../../storage/index.ts';
+import type { Filter, ListQuery, ListResult, Row } from '../../storage/index.ts';
 import { createRecordWriter } from '../resources/record-io.ts';
 import { encodeCursor, parseListQuery } from './list-query.ts';
+
+const SCAN_BATCH = 200;
+const MAX_SCANNED = 10_000;
+
+/**
+ * A list whose access rule does not compile to SQL: reads on in keyset order, testing each row, until the page
+ * (plus one) is full. `total` counts the visible rows of the first MAX_SCANNED; past that it is left out.
+ */
+const listInProcess = async (
+  ctx: RuntimeContext,
+  resource: ResourcePlan,
+  query: ListQuery,
+  pageSize: number,
+  test: (row: Row) => boolean,
+): Promise<ListResult> => {
+  const rows: Row[] = [];
+  let after = query.after;
+  let scanned = 0;
+  while (rows.length <= pageSize && scanned < MAX_SCANNED) {
+    const batch = await ctx.store.list(resource.name, {
+      ...query,
+      count: false,
+      limit: SCAN_BATCH,
+      ...(after ? { after } : {}),
+    });
+    scanned += batch.rows.length;
+    for (const row of batch.rows) if (rows.length <= pageSize && test(row)) rows.push(row);
+    const last = batch.rows.at(-1);
+    if (batch.rows.length < SCAN_BATCH || !last) break;
+    after = ctx.store.keysetOf(resource.name, query, last);
+  }
+  if (!query.count) return { rows };
+  let total = 0;
+  let cursor: readonly unknown[] | undefined;
+  for (let seen = 0; seen < MAX_SCANNED; ) {
+    const { after: _skip, ...rest } = query;
+    const batch = await ctx.store.list(resource.name, {
+      ...rest,
+      count: false,
+      limit: SCAN_BATCH,
+      ...(cursor ? { after: cursor } : {}),
+    });
+    seen += batch.rows.length;
+    total += batch.rows.filter(test).length;
+    const last = batch.rows.at(-1);
+    if (batch.rows.length < SCAN_BATCH || !last) return { rows, total };
+    cursor = ctx.store.keysetOf(resource.name, query, last);
+  }
+  return { rows };
+};
 
 /** Compiles the list handler of a resource: `{data, nextCursor}` (and `total` with count=true). */
 export const compileListHandler = (ctx: RuntimeContext, resource: ResourcePlan): Handler => {
@@ -14,21 +64,36 @@ export const compileListHandler = (ctx: RuntimeContext, resource: ResourcePlan):
       op: 'eq',
       value: input.params[p.param] ?? '',
     }));
-    const parsed = parseListQuery(resource, input.query, parents);
-    const result = await ctx.store.list(resource.name, parsed.query);
+    const hidden = ctx.access.hiddenFields(resource, input.principal);
+    const parsed = parseListQuery(resource, input.query, parents, hidden);
+    const rule = ctx.access.listFilter(resource, input.principal);
+    const query = rule && 'where' in rule ? { ...parsed.query, where: rule.where } : parsed.query;
+    const result =
+      rule && 'test' in rule
+        ? await listInProcess(ctx, resource, query, parsed.pageSize, rule.test)
+        : await ctx.store.list(resource.name, query);
     const page = result.rows.slice(0, parsed.pageSize);
     const last = page.at(-1);
     const nextCursor =
       result.rows.length > parsed.pageSize && last
-        ? encodeCursor(parsed.sortKey, ctx.store.keysetOf(resource.name, parsed.query, last))
+        ? encodeCursor(parsed.sortKey, ctx.store.keysetOf(resource.name, query, last))
         : null;
-    const data: Array<Record<string, unknown>> = page.map(writer.toApi);
+    const data: Array<Record<string, unknown>> = page.map((row) => writer.toApi(writer.visibleTo(row, hidden)));
     for (const name of parsed.expand) {
       const to = resource.fieldsByName.get(name)?.ref?.to;
       const targetWriter = to ? writers.get(to) : undefined;
       if (!to || !targetWriter) continue;
       const ids = [...new Set(page.map((r) => r[name]).filter((v): v is string => typeof v === 'string'))];
-      const targets = new Map((await ctx.store.getMany(to, ids)).map((r: Row) => [r.id, targetWriter.toApi(r)]));
+      const target = ctx.plan.resourcesByName.get(to);
+      if (!target) continue;
+      const targetHidden = ctx.access.hiddenFields(target, input.principal);
+      // A referenced record the caller may not read stays a bare id.
+      const readable = (await ctx.store.getMany(to, ids)).filter((r: Row) =>
+        ctx.access.canRead(target, input.principal, r),
+      );
+      const targets = new Map(
+        readable.map((r: Row) => [r.id, targetWriter.toApi(targetWriter.visibleTo(r, targetHidden))]),
+      );
       for (const record of data)
         if (typeof record[name] === 'string') record[name] = targets.get(record[name] as string) ?? record[name];
     }

@@ -17,7 +17,7 @@ export class ApiError extends Error {
     readonly detail?: string,
     readonly errors?: readonly FieldError[],
     readonly extensions?: Readonly<Record<string, unknown>>,
-    readonly headers?: Readonly<Record<string, string>>,
+    readonly headers?: Readonly<Record<string, string | string[]>>,
   ) {
     super(detail ?? code);
     this.name = 'ApiError';

@@ -5,7 +5,7 @@ export interface RenderedProblem {
   readonly status: number;
   readonly contentType: string;
   readonly body: string;
-  readonly headers?: Readonly<Record<string, string>>;
+  readonly headers?: Readonly<Record<string, string | string[]>>;
 }
 
 /** Fills a custom payload template; also builds the examples of the OpenAPI document. */

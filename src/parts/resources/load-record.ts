@@ -10,7 +10,12 @@ export const createRecordLoader = (ctx: RuntimeContext, resource: ResourcePlan) 
   return async (input: HandlerInput): Promise<Row> => {
     const id = input.params.id ?? '';
     const row = ids.test(id) ? await ctx.store.get(resource.name, id) : undefined;
-    if (!row || resource.parentParams.some((p) => row[p.field] !== input.params[p.param])) {
+    // A record the caller may not read answers exactly like one that does not exist.
+    if (
+      !row ||
+      resource.parentParams.some((p) => row[p.field] !== input.params[p.param]) ||
+      !ctx.access.canRead(resource, input.principal, row)
+    ) {
       throw new ApiError('not_found', `No ${resource.name} with id ${id}.`);
     }
     return row;

@@ -55,5 +55,12 @@ export const createRecordWriter = (resource: ResourcePlan) => {
     }
     return out;
   };
-  return { toApi, serialize: (row: Row) => stringify(toApi(row)), stringify };
+  /** What a caller sees: `hidden` fields (readable only by other roles, secrets) left out. */
+  const visibleTo = (row: Row, hidden: ReadonlySet<string>): Row => {
+    if (hidden.size === 0) return row;
+    const out: Row = { ...row };
+    for (const name of hidden) delete out[name];
+    return out;
+  };
+  return { toApi, serialize: (row: Row) => stringify(toApi(row)), stringify, visibleTo };
 };

@@ -2,6 +2,7 @@ import type { ResourcePlan } from '../../plan/types.ts';
 import { type Handler, type HandlerInput, type RuntimeContext, runHooks } from '../../runtime/context.ts';
 import { compileBodyValidator } from '../../runtime/validator.ts';
 import type { Row } from '../../storage/index.ts';
+import { hashPassword, isPasswordHash } from '../auth/passwords.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { createSchema, patchSchema } from './json-schema.ts';
 import { createRecordLoader, expectRevision } from './load-record.ts';
@@ -29,11 +30,28 @@ export const compileRecordHandlers = (ctx: RuntimeContext, resource: ResourcePla
   const validatePatch = compileBodyValidator(ctx.ajv, patchSchema(resource), readOnly);
   const writable = resource.fields.filter((f) => !f.readOnly);
 
-  const respond = (status: number, row: Row, extra?: Record<string, string>) => ({
+  const owner = ctx.access.ownerOf(resource);
+  const passwords = [...(ctx.passwordFields.get(resource.name) ?? [])];
+
+  const respond = (input: HandlerInput, status: number, row: Row, extra?: Record<string, string>) => ({
     status,
-    body: writer.serialize(row),
+    body: writer.serialize(writer.visibleTo(row, ctx.access.hiddenFields(resource, input.principal))),
     headers: { 'content-type': JSON_TYPE, etag: etagOf(row), ...extra },
   });
+
+  /** Passwords of a user store are stored as scrypt hashes only. */
+  const hashPasswords = async (values: Record<string, unknown>) => {
+    for (const name of passwords) {
+      const v = values[name];
+      if (typeof v === 'string' && !isPasswordHash(v)) values[name] = await hashPassword(v);
+    }
+  };
+
+  /** The owner field is the caller's; a body may name another owner only where an explicit create rule allows. */
+  const readOnlyOwner = () =>
+    new ApiError('read_only_field', `${owner} is set from the caller.`, [
+      { pointer: `#/${owner}`, code: 'read_only_field', message: `${owner} is set from the caller` },
+    ]);
 
   const load = createRecordLoader(ctx, resource);
 
@@ -69,10 +87,27 @@ export const compileRecordHandlers = (ctx: RuntimeContext, resource: ResourcePla
   };
 
   const create: Handler = async (input) => {
-    const invalid = validateCreate(input.body);
+    let body = input.body;
+    const subject = input.principal?.subject;
+    const sentOwner =
+      owner !== undefined && body !== null && typeof body === 'object' && !Array.isArray(body) && owner in body;
+    if (owner && subject && !sentOwner && body !== null && typeof body === 'object' && !Array.isArray(body)) {
+      body = { ...body, [owner]: subject };
+    }
+    const invalid = validateCreate(body);
     if (invalid) throw invalid;
-    const values = writableValues(input.body as Record<string, unknown>, true);
+    const values = writableValues(body as Record<string, unknown>, true);
     bindParents(input, values);
+    if (owner && sentOwner && values[owner] !== subject && !ctx.access.explicitCreate(resource)) throw readOnlyOwner();
+    if (input.principal || ctx.access.explicitCreate(resource)) {
+      try {
+        ctx.access.authorize(resource, 'create', input.principal, values, input.body);
+      } catch (error) {
+        if (owner && sentOwner && values[owner] !== subject) throw readOnlyOwner();
+        throw error;
+      }
+    }
+    await hashPasswords(values);
     await checkReferences(ctx, resource, values);
     const nowMs = ctx.now().getTime();
     const now = new Date(nowMs).toISOString();
@@ -86,13 +121,15 @@ export const compileRecordHandlers = (ctx: RuntimeContext, resource: ResourcePla
     const location = resource.itemPath.replace(/\{(\w+)\}/g, (_, p: string) =>
       p === 'id' ? row.id : (input.params[p] ?? ''),
     );
-    return respond(201, row, { location: `${ctx.plan.service.basePath}${location}` });
+    return respond(input, 201, row, { location: `${ctx.plan.service.basePath}${location}` });
   };
 
-  const get: Handler = async (input) => respond(200, await load(input));
+  const get: Handler = async (input) => respond(input, 200, await load(input));
 
   const write = async (input: HandlerInput, next: Record<string, unknown>, current: Row) => {
     const revision = expectRevision(input, current);
+    ctx.access.authorize(resource, 'update', input.principal, current, input.body);
+    if (owner && JSON.stringify(next[owner] ?? null) !== JSON.stringify(current[owner] ?? null)) throw readOnlyOwner();
     const editable = resource.states?.states.find((s) => s.name === current[stateField ?? ''])?.editable;
     const changes: Record<string, unknown> = {};
     for (const f of writable) {
@@ -115,12 +152,13 @@ export const compileRecordHandlers = (ctx: RuntimeContext, resource: ResourcePla
       }
     }
     await checkReferences(ctx, resource, changes);
+    await hashPasswords(changes);
     changes.updatedAt = ctx.now().toISOString();
     const row = await ctx.store.update(resource.name, current.id, changes, { revision });
     if (!row)
       throw new ApiError('precondition_failed', 'The record changed while it was being written; read it again.');
     await runHooks(ctx, { kind: 'updated', resource, before: current, after: row, actor: input.caller });
-    return respond(200, row);
+    return respond(input, 200, row);
   };
 
   const update: Handler = async (input) => {
@@ -148,6 +186,7 @@ export const compileRecordHandlers = (ctx: RuntimeContext, resource: ResourcePla
   const remove: Handler = async (input) => {
     const current = await load(input);
     const revision = expectRevision(input, current);
+    ctx.access.authorize(resource, 'delete', input.principal, current, undefined);
     await releaseReferences(ctx, resource, current.id);
     if (!(await ctx.store.delete(resource.name, current.id, { revision }))) {
       throw new ApiError('precondition_failed', 'The record changed while it was being deleted; read it again.');

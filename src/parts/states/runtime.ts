@@ -1,6 +1,7 @@
 import type { Plan } from '../../plan/types.ts';
 import type { Handler, RuntimeContext } from '../../runtime/context.ts';
 import type { Timer } from '../../storage/index.ts';
+import type { RouteKind } from '../auth/route-access.ts';
 import { ApiError } from '../errors/api-error.ts';
 import type { FireTimer } from './timers.ts';
 import { compileHistoryHandler, compileTransition } from './transition-runtime.ts';
@@ -10,6 +11,7 @@ export interface StateRoute {
   readonly path: string;
   readonly method: 'GET' | 'POST';
   readonly operation: string;
+  readonly kind: RouteKind;
   readonly handler: Handler;
 }
 
@@ -32,6 +34,7 @@ export const compileStateMachines = (
         method: 'POST',
         path: `${resource.itemPath}/${t.path}`,
         operation: `${resource.name}.${t.name}`,
+        kind: { resource: resource.name, action: t.name, transition: true },
         handler: compiled.handler,
       });
       if (t.afterMs !== undefined) hasTimers = true;
@@ -41,6 +44,7 @@ export const compileStateMachines = (
       method: 'GET',
       path: `${resource.itemPath}/history`,
       operation: `${resource.name}.history`,
+      kind: { resource: resource.name, action: 'history' },
       handler: compileHistoryHandler(ctx, resource),
     });
   }

@@ -2,6 +2,7 @@ import type { ResourcePlan, StateMachinePlan, TransitionPlan } from '../../plan/
 import { type Handler, type HandlerInput, type RuntimeContext, runHooks } from '../../runtime/context.ts';
 import { compileBodyValidator } from '../../runtime/validator.ts';
 import type { Row } from '../../storage/index.ts';
+import { celPrincipal, type Principal } from '../auth/principal.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { objectSchema } from '../resources/json-schema.ts';
 import { createRecordLoader, expectRevision } from '../resources/load-record.ts';
@@ -13,6 +14,7 @@ export interface TransitionRun {
   readonly row: Row;
   readonly input: Record<string, unknown>;
   readonly actor: string;
+  readonly principal?: Principal;
   readonly revision?: number;
 }
 
@@ -41,10 +43,10 @@ export const compileTransition = (
   const validate = compileBodyValidator(ctx.ajv, objectSchema(t.input ?? {}, 'input'));
   const copied = Object.keys(t.input ?? {}).filter((name) => resource.fieldsByName.has(name) && name !== machine.field);
 
-  const apply = async ({ row, input, actor, revision }: TransitionRun): Promise<Row> => {
+  const apply = async ({ row, input, actor, revision, principal }: TransitionRun): Promise<Row> => {
     const from = row[machine.field];
     if (!t.from.includes(String(from))) throw invalidTransition(machine, t.name, from);
-    if (guard && !guard({ record: writer.toApi(row), input, principal: null })) {
+    if (guard && !guard({ record: writer.toApi(row), input, principal: celPrincipal(principal) })) {
       throw new ApiError('transition_guard_failed', `The guard of ${t.name} does not hold: ${t.when}`, undefined, {
         guard: t.when,
       });
@@ -83,16 +85,18 @@ export const compileTransition = (
     const invalid = validate(body);
     if (invalid) throw invalid;
     const row = await load(request);
+    ctx.access.authorizeTransition(resource, t.name, request.principal, row, body);
     const revision = request.headers['if-match'] === undefined ? undefined : expectRevision(request, row);
     const after = await apply({
       row,
       input: body as Record<string, unknown>,
       actor: request.caller,
+      ...(request.principal ? { principal: request.principal } : {}),
       ...(revision !== undefined ? { revision } : {}),
     });
     return {
       status: 200,
-      body: writer.serialize(after),
+      body: writer.serialize(writer.visibleTo(after, ctx.access.hiddenFields(resource, request.principal))),
       headers: { 'content-type': 'application/json; charset=utf-8', etag: etagOf(after) },
     };
   };

@@ -1,5 +1,5 @@
 import type { ResourcePlan } from '../../plan/types.ts';
-import type { Filter, ListQuery } from '../store.ts';
+import type { Condition, Filter, ListQuery } from '../store.ts';
 import { nullSentinel, quote, SYSTEM_COLUMNS } from './columns.ts';
 
 export interface ListSql {
@@ -12,9 +12,47 @@ export interface ListSql {
 
 const escapeLike = (value: string) => value.replace(/[\\%_]/g, (c) => `\\${c}`);
 
+const SQL_OPS = { eq: '=', ne: '<>', lt: '<', lte: '<=', gt: '>', gte: '>=' } as const;
+const bindable = (v: unknown) => (typeof v === 'boolean' ? (v ? 1 : 0) : v);
+
+/** Renders a condition with bound values; the SQL text depends only on the condition's shape. */
+export const conditionSql = (
+  column: (field: string) => string,
+  c: Condition,
+): { readonly sql: string; readonly params: unknown[] } => {
+  switch (c.kind) {
+    case 'const':
+      return { sql: c.value ? '1' : '0', params: [] };
+    case 'not': {
+      const inner = conditionSql(column, c.item);
+      return { sql: `NOT (${inner.sql})`, params: inner.params };
+    }
+    case 'and':
+    case 'or': {
+      if (c.items.length === 0) return { sql: c.kind === 'and' ? '1' : '0', params: [] };
+      const parts = c.items.map((item) => conditionSql(column, item));
+      return {
+        sql: `(${parts.map((p) => p.sql).join(c.kind === 'and' ? ' AND ' : ' OR ')})`,
+        params: parts.flatMap((p) => p.params),
+      };
+    }
+    case 'compare': {
+      const col = column(c.field);
+      if (c.value === null || c.value === undefined) {
+        return { sql: c.op === 'ne' ? `${col} IS NOT NULL` : c.op === 'eq' ? `${col} IS NULL` : '0', params: [] };
+      }
+      if (c.op === 'ne') return { sql: `(${col} IS NULL OR ${col} <> ?)`, params: [bindable(c.value)] };
+      return { sql: `${col} ${SQL_OPS[c.op]} ?`, params: [bindable(c.value)] };
+    }
+    case 'in':
+      if (c.values.length === 0) return { sql: '0', params: [] };
+      return { sql: `${column(c.field)} IN (${c.values.map(() => '?').join(', ')})`, params: c.values.map(bindable) };
+  }
+};
+
 /** A stable key of a query's shape: statements are prepared once per shape. */
 export const listShapeKey = (q: ListQuery): string =>
-  `${q.filters.map((f) => `${f.field}:${f.op}:${Array.isArray(f.value) ? f.value.length : 1}`).join(',')}|${q.sort
+  `${q.where ? `${conditionSql(() => '', q.where).sql}|` : ''}${q.filters.map((f) => `${f.field}:${f.op}:${Array.isArray(f.value) ? f.value.length : 1}`).join(',')}|${q.sort
     .map((s) => `${s.desc ? '-' : ''}${s.field}`)
     .join(',')}|${q.after ? 'a' : ''}|${q.count ? 'c' : ''}`;
 
@@ -69,6 +107,9 @@ export const buildListSql = (resource: ResourcePlan, q: ListQuery, columns = '*'
     }
   };
   for (const f of q.filters) where.push(filterClause(f));
+  const ruleColumn = (name: string) => quote(column(name));
+  if (q.where) where.push(conditionSql(ruleColumn, q.where).sql);
+  const ruleParams = (query: ListQuery): unknown[] => (query.where ? conditionSql(ruleColumn, query.where).params : []);
   const filterParams = (query: ListQuery): unknown[] =>
     query.filters.flatMap((f) => {
       if (f.op === 'in') return f.value as unknown[];
@@ -101,8 +142,13 @@ export const buildListSql = (resource: ResourcePlan, q: ListQuery, columns = '*'
     ...(q.count
       ? { count: `SELECT count(*) AS n FROM ${table}${countWhere.length ? ` WHERE ${countWhere.join(' AND ')}` : ''}` }
       : {}),
-    params: (query) => [...filterParams(query), ...(query.after ? keysetParams(query.after) : []), query.limit],
-    countParams: (query) => filterParams(query),
+    params: (query) => [
+      ...filterParams(query),
+      ...ruleParams(query),
+      ...(query.after ? keysetParams(query.after) : []),
+      query.limit,
+    ],
+    countParams: (query) => [...filterParams(query), ...ruleParams(query)],
   };
 };
 

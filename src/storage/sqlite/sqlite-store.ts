@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import type { Plan, ResourcePlan } from '../../plan/types.ts';
 import { type ListQuery, type Row, type Store, StoreError, type UpdateExpectation } from '../store.ts';
+import { sqliteApiKeys } from './api-keys.ts';
 import { fromSqlite, quote, SYSTEM_COLUMNS, toSqlite } from './columns.ts';
 import { GroupCommit } from './group-commit.ts';
 import { sqliteIdempotency } from './idempotency.ts';
@@ -59,6 +60,7 @@ export class SqliteStore implements Store {
   readonly #group: GroupCommit;
   readonly idempotency;
   readonly stateLog;
+  readonly apiKeys;
 
   constructor(options: SqliteOptions) {
     this.#db = new Database(options.path, { timeout: options.busyTimeoutMs ?? 5000 });
@@ -68,6 +70,7 @@ export class SqliteStore implements Store {
     this.#db.pragma('foreign_keys = ON');
     this.idempotency = sqliteIdempotency(this.#db);
     this.stateLog = sqliteStateLog(this.#db);
+    this.apiKeys = sqliteApiKeys(this.#db);
     this.#group = new GroupCommit(this.#db, (error) => {
       try {
         return translate(error, { name: '', fields: [] } as unknown as ResourcePlan);

@@ -1,0 +1,217 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { apiKeyStatus, issueApiKey } from '../parts/auth/keys.ts';
+import type { Plan } from '../plan/types.ts';
+import { parseDuration } from '../spec/units.ts';
+import { type ApiKeyRecord, SqliteStore, StoreError } from '../storage/index.ts';
+import { type Command, HELP_OPTION, usageError } from './command.ts';
+import { loadPlanOrReport } from './load-plan.ts';
+
+const DB_OPTION = { db: { type: 'string' } } as const;
+const MAX_SUBJECT_LENGTH = 200;
+
+const fail = (sub: string, message: string, code: number): number => {
+  process.stderr.write(`ninefold keys ${sub}: ${message}\n`);
+  return code;
+};
+
+/** The spec's plan (when a spec is given) and the database: `--db`, else NINEFOLD_DB, else `<service name>.db`. */
+const target = async (
+  sub: string,
+  spec: string | undefined,
+  db: string | undefined,
+): Promise<{ plan: Plan | undefined; dbPath: string } | number> => {
+  const plan = spec === undefined ? undefined : await loadPlanOrReport(spec);
+  if (spec !== undefined && !plan) return 1;
+  const path = db ?? (process.env.NINEFOLD_DB || (plan ? `${plan.service.name}.db` : undefined));
+  if (!path) return fail(sub, 'give the spec, --db PATH or NINEFOLD_DB to say which database', 2);
+  return { plan, dbPath: resolve(path) };
+};
+
+/** Opens an existing database only: listing or revoking in a new, empty file would only hide a wrong path. */
+const withExistingStore = async (sub: string, dbPath: string, fn: (store: SqliteStore) => Promise<number>) => {
+  if (!existsSync(dbPath)) return fail(sub, `no database at ${dbPath}`, 1);
+  const store = new SqliteStore({ path: dbPath });
+  try {
+    return await fn(store);
+  } finally {
+    await store.close();
+  }
+};
+
+const shown = (k: ApiKeyRecord, now: Date) => ({
+  id: k.id,
+  subject: k.subject,
+  roles: k.roles,
+  createdAt: k.createdAt,
+  expiresAt: k.expiresAt ?? null,
+  revokedAt: k.revokedAt ?? null,
+  status: apiKeyStatus(k, now),
+});
+
+const create: Command = {
+  summary: 'issue a key; the key text is the last line of output, shown once',
+  usage: 'keys create <spec> --role R [--role R2 …] [--subject S] [--expires 90d] [--db PATH]',
+  async run(args) {
+    const { values, positionals } = parseArgs({
+      args,
+      options: {
+        ...HELP_OPTION,
+        ...DB_OPTION,
+        role: { type: 'string', multiple: true },
+        subject: { type: 'string' },
+        expires: { type: 'string' },
+      },
+      allowPositionals: true,
+    });
+    if (values.help || positionals.length !== 1) return usageError(this, values.help);
+    const found = await target('create', positionals[0], values.db);
+    if (typeof found === 'number') return found;
+    const { plan, dbPath } = found;
+    if (!plan) return 1;
+    const declared = Object.keys(plan.spec.auth?.roles ?? {});
+    const known = declared.length
+      ? `the spec declares ${declared.join(', ')}`
+      : 'the spec declares no roles (auth.roles)';
+    const roles = [...new Set(values.role ?? [])];
+    if (roles.length === 0) return fail('create', `give at least one --role; ${known}`, 2);
+    const unknown = roles.filter((r) => !declared.includes(r));
+    if (unknown.length) return fail('create', `unknown role ${unknown.map((r) => `"${r}"`).join(', ')}; ${known}`, 2);
+    const subject = values.subject;
+    if (subject !== undefined && (subject.length === 0 || subject.length > MAX_SUBJECT_LENGTH)) {
+      return fail('create', `--subject must be 1 to ${MAX_SUBJECT_LENGTH} characters`, 2);
+    }
+    const expiresInMs = values.expires === undefined ? undefined : parseDuration(values.expires);
+    if (
+      values.expires !== undefined &&
+      !(expiresInMs !== undefined && expiresInMs > 0 && Number.isFinite(expiresInMs))
+    ) {
+      return fail('create', `--expires must be a duration like 90d, 24h or P90D (got "${values.expires}")`, 2);
+    }
+    if (!Object.values(plan.spec.auth?.schemes ?? {}).some((s) => s.type === 'apiKey')) {
+      process.stderr.write('warning: the spec has no apiKey scheme; the key is refused until it declares one\n');
+    }
+    const store = new SqliteStore({ path: dbPath });
+    try {
+      // The same migration serve runs, so the file is ready to serve; a refused (destructive) one stops here.
+      await store.migrate(plan);
+      const { record, key } = await issueApiKey(store, {
+        roles,
+        ...(subject !== undefined ? { subject } : {}),
+        ...(expiresInMs !== undefined ? { expiresInMs } : {}),
+      });
+      process.stdout.write(
+        [
+          `Created API key ${record.id} in ${dbPath}`,
+          `  subject: ${record.subject}`,
+          `  roles:   ${record.roles.join(', ')}`,
+          `  expires: ${record.expiresAt ?? 'never'}`,
+          'The key is shown once, below; only its SHA-256 is stored.',
+          key,
+        ].join('\n') + '\n',
+      );
+      return 0;
+    } catch (error) {
+      if (error instanceof StoreError && error.kind === 'migration-refused') return fail('create', error.message, 1);
+      throw error;
+    } finally {
+      await store.close();
+    }
+  },
+};
+
+const FORMATS = ['text', 'json'] as const;
+
+const list: Command = {
+  summary: 'list keys: id, subject, roles, created, expires, status (never a secret)',
+  usage: 'keys list [<spec>] [--db PATH] [--format text|json]',
+  async run(args) {
+    const { values, positionals } = parseArgs({
+      args,
+      options: { ...HELP_OPTION, ...DB_OPTION, format: { type: 'string' } },
+      allowPositionals: true,
+    });
+    if (values.help || positionals.length > 1) return usageError(this, values.help);
+    const format = values.format ?? 'text';
+    if (!(FORMATS as readonly string[]).includes(format)) {
+      return fail('list', `--format must be one of ${FORMATS.join(', ')}`, 2);
+    }
+    const found = await target('list', positionals[0], values.db);
+    if (typeof found === 'number') return found;
+    return withExistingStore('list', found.dbPath, async (store) => {
+      const now = new Date();
+      const keys = (await store.apiKeys.list()).map((k) => shown(k, now));
+      if (format === 'json') {
+        process.stdout.write(`${JSON.stringify(keys, null, 2)}\n`);
+        return 0;
+      }
+      if (keys.length === 0) {
+        process.stderr.write(`no API keys in ${found.dbPath}\n`);
+        return 0;
+      }
+      const rows = [
+        ['ID', 'SUBJECT', 'ROLES', 'CREATED', 'EXPIRES', 'STATUS'],
+        ...keys.map((k) => [k.id, k.subject, k.roles.join(','), k.createdAt, k.expiresAt ?? 'never', k.status]),
+      ];
+      const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => r[i]?.length ?? 0))) ?? [];
+      for (const r of rows)
+        process.stdout.write(
+          `${r
+            .map((c, i) => c.padEnd(widths[i] ?? 0))
+            .join('  ')
+            .trimEnd()}\n`,
+        );
+      return 0;
+    });
+  },
+};
+
+const revoke: Command = {
+  summary: 'revoke a key; the next request that uses it is refused',
+  usage: 'keys revoke [<spec>] <id> [--db PATH]',
+  async run(args) {
+    const { values, positionals } = parseArgs({
+      args,
+      options: { ...HELP_OPTION, ...DB_OPTION },
+      allowPositionals: true,
+    });
+    if (values.help || positionals.length < 1 || positionals.length > 2) return usageError(this, values.help);
+    const [spec, id] = positionals.length === 2 ? positionals : [undefined, positionals[0]];
+    const found = await target('revoke', spec, values.db);
+    if (typeof found === 'number' || id === undefined) return typeof found === 'number' ? found : 2;
+    return withExistingStore('revoke', found.dbPath, async (store) => {
+      if (await store.transaction(() => store.apiKeys.revoke(id, new Date()))) {
+        process.stdout.write(`revoked ${id}\n`);
+        return 0;
+      }
+      const existing = await store.apiKeys.find(id);
+      const why = existing ? `${id} was already revoked at ${existing.revokedAt}` : `no key ${id} in ${found.dbPath}`;
+      return fail('revoke', why, 1);
+    });
+  },
+};
+
+const SUBCOMMANDS: Record<string, Command> = { create, list, revoke };
+
+const overview = () =>
+  [
+    'Usage:',
+    ...Object.values(SUBCOMMANDS).map((c) => `  ninefold ${c.usage}\n      ${c.summary}`),
+    '',
+    'Without a spec, --db PATH or NINEFOLD_DB names the database; with one, the default is <service name>.db.',
+  ].join('\n');
+
+export const keysCommand: Command = {
+  summary: 'issue, list and revoke API keys (kept in the service database)',
+  usage: 'keys create|list|revoke [<spec>] … (keys <command> --help)',
+  async run(args) {
+    const [name, ...rest] = args;
+    const sub = name === undefined ? undefined : SUBCOMMANDS[name];
+    if (sub) return sub.run(rest);
+    const help = name === '--help' || name === '-h' || name === 'help';
+    if (name !== undefined && !help) process.stderr.write(`ninefold keys: unknown command "${name}"\n`);
+    process.stdout.write(`${overview()}\n`);
+    return help ? 0 : 2;
+  },
+};

@@ -1,0 +1,193 @@
+import type { Plan } from '../../plan/types.ts';
+import type { Store } from '../../storage/index.ts';
+import { ApiError } from '../errors/api-error.ts';
+import { authorization, type CredentialSource, cookieValue, headerValue, queryValue } from './credentials.ts';
+import { FailureLimiter } from './failure-limiter.ts';
+import type { Principal } from './principal.ts';
+import { basicAuthenticator, userStoreOf } from './scheme-basic.ts';
+import { jwtAuthenticator } from './scheme-jwt.ts';
+import { keyAuthenticator } from './scheme-key.ts';
+import type { SchemeSpec } from './scheme-types.ts';
+
+/** Who may call a route: anyone, any one of some schemes, or all of some schemes at once. */
+export type Access =
+  | { readonly kind: 'public' }
+  | { readonly kind: 'any'; readonly schemes: readonly string[] }
+  | { readonly kind: 'all'; readonly schemes: readonly string[] };
+
+export interface AuthRequest extends CredentialSource {
+  readonly method: string;
+  /** The client address, for the failed-login limiter. */
+  readonly ip: string;
+}
+
+interface CompiledScheme {
+  readonly name: string;
+  readonly challenge: string;
+  readonly fromCookie: boolean;
+  /** The credential, read only from the place the spec declares; undefined when absent. */
+  readonly read: (source: CredentialSource) => string | undefined;
+  readonly verify: (credential: string, request: AuthRequest) => Promise<Principal>;
+}
+
+const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+const quoted = (s: string) => `"${s.replace(/["\\]/g, '')}"`;
+
+const compileScheme = (
+  warn: (message: string) => void,
+  plan: Plan,
+  store: Store,
+  now: () => Date,
+  limiter: FailureLimiter,
+  name: string,
+  spec: SchemeSpec,
+): CompiledScheme => {
+  const realm = quoted(spec.realm ?? plan.service.name);
+  switch (spec.type) {
+    case 'apiKey': {
+      const where = spec.in ?? 'header';
+      const param = spec.name ?? 'X-Api-Key';
+      const verify = keyAuthenticator(name, store, now);
+      return {
+        name,
+        challenge: `ApiKey realm=${realm}, in=${quoted(where)}, name=${quoted(param)}`,
+        fromCookie: where === 'cookie',
+        read:
+          where === 'header'
+            ? (s) => headerValue(s, param)
+            : where === 'query'
+              ? (s) => queryValue(s, param)
+              : (s) => cookieValue(s, param),
+        verify: (credential) => verify(credential),
+      };
+    }
+    case 'basic': {
+      const verify = basicAuthenticator(name, userStoreOf(spec, plan.resourcesByName), store, limiter);
+      return {
+        name,
+        challenge: `Basic realm=${realm}, charset="UTF-8"`,
+        fromCookie: false,
+        read: (s) => authorization(s, 'basic'),
+        verify: (credential, request) => verify(credential, request.ip),
+      };
+    }
+    default: {
+      // bearer (JWT) and oidc (a bearer JWT checked against the provider's keys)
+      const verify = jwtAuthenticator(name, spec, plan.dir, warn);
+      return {
+        name,
+        challenge: `Bearer realm=${realm}`,
+        fromCookie: false,
+        read: (s) => authorization(s, 'bearer'),
+        verify: (credential) => verify(credential),
+      };
+    }
+  }
+};
+
+/** Compiles the schemes once; `authenticate` then answers who is calling a route, or throws the catalogued 4xx. */
+export const createAuthenticator = (plan: Plan, store: Store, now: () => Date, warn: (message: string) => void) => {
+  const limiter = new FailureLimiter();
+  const schemes = new Map<string, CompiledScheme>();
+  for (const [name, spec] of Object.entries(plan.spec.auth?.schemes ?? {})) {
+    schemes.set(name, compileScheme(warn, plan, store, now, limiter, name, spec as SchemeSpec));
+  }
+
+  const challengesOf = (names: readonly string[]) =>
+    names.map((n) => schemes.get(n)?.challenge).filter((c): c is string => c !== undefined);
+
+  const withChallenge = (error: ApiError, scheme: CompiledScheme, names: readonly string[]): ApiError => {
+    const challenges = challengesOf(names).map((c) =>
+      c === scheme.challenge && c.startsWith('Bearer') && error.code !== 'too_many_requests'
+        ? `${c}, error="invalid_token"`
+        : c,
+    );
+    return new ApiError(error.code, error.detail, error.errors, error.extensions, {
+      ...error.headers,
+      'www-authenticate': challenges,
+    });
+  };
+
+  const csrfCheck = (request: AuthRequest) => {
+    if (!UNSAFE.has(request.method)) return;
+    const site = headerValue(request, 'sec-fetch-site');
+    const origin = headerValue(request, 'origin');
+    const host = headerValue(request, 'host');
+    let crossOrigin = false;
+    if (origin !== undefined) {
+      try {
+        crossOrigin = origin === 'null' || new URL(origin).host !== host;
+      } catch {
+        crossOrigin = true;
+      }
+    }
+    if (site === 'cross-site' || site === 'same-site' || crossOrigin) {
+      throw new ApiError('csrf', 'A key in a cookie cannot change data from another site.');
+    }
+  };
+
+  const verifyOne = async (
+    scheme: CompiledScheme,
+    credential: string,
+    request: AuthRequest,
+    names: readonly string[],
+  ) => {
+    try {
+      const principal = await scheme.verify(credential, request);
+      if (scheme.fromCookie) csrfCheck(request);
+      return principal;
+    } catch (error) {
+      if (error instanceof ApiError && error.code !== 'csrf') throw withChallenge(error, scheme, names);
+      throw error;
+    }
+  };
+
+  const authenticate = async (request: AuthRequest, access: Access): Promise<Principal | undefined> => {
+    // A public route still identifies a caller who sends a credential (and refuses a bad one).
+    const names = access.kind === 'public' ? [...schemes.keys()] : access.schemes;
+    const present: Array<[CompiledScheme, string]> = [];
+    for (const name of names) {
+      const scheme = schemes.get(name);
+      const credential = scheme?.read(request);
+      if (scheme && credential !== undefined) present.push([scheme, credential]);
+    }
+    if (present.length === 0) {
+      if (access.kind === 'public') return undefined;
+      throw new ApiError('unauthenticated', 'This endpoint needs credentials.', undefined, undefined, {
+        'www-authenticate': challengesOf(names),
+      });
+    }
+    if (access.kind === 'all') {
+      const missing = names.filter((n) => !present.some(([s]) => s.name === n));
+      if (missing.length) {
+        throw new ApiError('unauthenticated', `This endpoint needs ${names.join(' and ')}.`, undefined, undefined, {
+          'www-authenticate': challengesOf(missing),
+        });
+      }
+    }
+    const [first, ...others] = present;
+    if (!first) return undefined;
+    if (others.length === 0) return verifyOne(first[0], first[1], request, names);
+    // Several credentials: each must hold and name the same caller; otherwise nobody is picked.
+    const principals: Principal[] = [];
+    for (const [scheme, credential] of present) {
+      try {
+        principals.push(await verifyOne(scheme, credential, request, names));
+      } catch (error) {
+        if (error instanceof ApiError && error.code === 'too_many_requests') throw error;
+        if (access.kind === 'all') throw error;
+        throw new ApiError('ambiguous_credentials', 'The request carries several credentials that do not agree.');
+      }
+    }
+    if (new Set(principals.map((p) => p.subject)).size > 1) {
+      throw new ApiError('ambiguous_credentials', 'The request carries credentials of different callers.');
+    }
+    const roles = [...new Set(principals.flatMap((p) => p.roles))];
+    const base = principals[0] as Principal;
+    return access.kind === 'all' ? { ...base, roles } : base;
+  };
+
+  return { authenticate, enabled: schemes.size > 0, schemes: [...schemes.keys()] };
+};
+
+export type Authenticator = ReturnType<typeof createAuthenticator>;
