@@ -27,7 +27,12 @@ const r = await autocannon({
     {
       method,
       body,
-      headers: body ? { 'content-type': 'application/json' } : {},
+      headers: {
+        ...(body ? { 'content-type': 'application/json' } : {}),
+        ...(process.env.WRK_HEADER
+          ? { [process.env.WRK_HEADER.split(':')[0]]: process.env.WRK_HEADER.split(':').slice(1).join(':').trim() }
+          : {}),
+      },
       setupRequest: (req) => ({
         ...req,
         path: nextPath().replace('{price}', () => String(Math.floor(Math.random() * (priceMax + 1)))),

@@ -12,6 +12,12 @@ if body == "" then body = nil end
 local pricemax = tonumber(os.getenv("WRK_PRICE_MAX") or "990")
 local headers = {}
 if body then headers["Content-Type"] = "application/json" end
+-- WRK_HEADER (optional): one more header, "Name: value" (the API key line).
+local extra = os.getenv("WRK_HEADER")
+if extra and extra ~= "" then
+  local name, value = extra:match("^([^:]+):%s*(.*)$")
+  headers[name] = value
+end
 local has_id = tpl:find("{id}", 1, true)
 local has_price = tpl:find("{price}", 1, true)
 local ids = {}
@@ -28,7 +34,7 @@ if not has_id and not has_price then
   wrk.method = method
   wrk.path = tpl
   wrk.body = body
-  if body then wrk.headers["Content-Type"] = "application/json" end
+  for k, v in pairs(headers) do wrk.headers[k] = v end
 elseif seq then
   request = function()
     local n = #ids

@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseApiKey, verifyApiKey } from '../src/parts/auth/keys.ts';
 import { buildPlan } from '../src/plan/build-plan.ts';
+import type { Plan } from '../src/plan/types.ts';
 import { checkFile } from '../src/spec/check.ts';
 import { SqliteStore } from '../src/storage/index.ts';
 
@@ -51,12 +52,14 @@ const stored = async (id: string) => {
 const TICKET = { id: 't1', createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z' };
 
 // The database the server made (serve migrates the same way): keys join it without touching its data.
+let plan: Plan;
 beforeAll(async () => {
   writeFileSync(spec, SPEC);
   const { spec: checked } = await checkFile(spec);
   if (!checked) throw new Error('the test spec does not check');
+  plan = buildPlan(checked, temp);
   const store = new SqliteStore({ path: db });
-  await store.migrate(buildPlan(checked, temp));
+  await store.migrate(plan);
   await store.insert('Ticket', { ...TICKET, revision: 1, subject: 'printer on fire' });
   await store.close();
 });
@@ -88,7 +91,7 @@ describe('ninefold keys', () => {
   it('leaves the records of the database alone', async () => {
     const store = new SqliteStore({ path: db });
     try {
-      await store.migrate(buildPlan((await checkFile(spec)).spec ?? {}, temp));
+      await store.migrate(plan);
       expect(await store.get('Ticket', 't1')).toMatchObject({ subject: 'printer on fire' });
     } finally {
       await store.close();
