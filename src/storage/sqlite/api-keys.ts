@@ -21,7 +21,14 @@ const toRecord = (r: KeyRow): ApiKeyRecord => ({
   ...(r.revoked_at ? { revokedAt: r.revoked_at } : {}),
 });
 
-/** API keys issued by the service: the SHA-256 of each secret, never the secret. */
+const MAX_CACHED = 10_000;
+
+/**
+ * API keys issued by the service: the SHA-256 of each secret, never the secret. Lookups are cached for as long
+ * as nothing else wrote to the database: `PRAGMA data_version` changes as soon as another connection (a
+ * `ninefold keys revoke`, another server) commits, and this connection's own key writes clear the cache, so a
+ * revocation still takes effect on the very next request.
+ */
 export const sqliteApiKeys = (db: Database): ApiKeyStore => {
   db.exec(`CREATE TABLE IF NOT EXISTS _ninefold_api_keys (
     id TEXT PRIMARY KEY, secret_hash TEXT NOT NULL, subject TEXT NOT NULL, roles TEXT NOT NULL,
@@ -32,18 +39,33 @@ export const sqliteApiKeys = (db: Database): ApiKeyStore => {
   const find = db.prepare('SELECT * FROM _ninefold_api_keys WHERE id = ?');
   const list = db.prepare('SELECT * FROM _ninefold_api_keys ORDER BY created_at, id');
   const revoke = db.prepare('UPDATE _ninefold_api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL');
+  const dataVersion = db.prepare('PRAGMA data_version').pluck();
+  const cache = new Map<string, ApiKeyRecord | null>();
+  let seenVersion: unknown;
   return {
     async create(k) {
+      cache.clear();
       insert.run(k.id, k.secretHash, k.subject, JSON.stringify(k.roles), k.createdAt, k.expiresAt ?? null);
     },
     async find(id) {
-      const row = find.get(id) as KeyRow | undefined;
-      return row ? toRecord(row) : undefined;
+      const version = dataVersion.get();
+      if (version !== seenVersion) {
+        cache.clear();
+        seenVersion = version;
+      }
+      let record = cache.get(id);
+      if (record === undefined) {
+        const row = find.get(id) as KeyRow | undefined;
+        record = row ? toRecord(row) : null;
+        if (cache.size < MAX_CACHED) cache.set(id, record);
+      }
+      return record ?? undefined;
     },
     async list() {
       return (list.all() as KeyRow[]).map(toRecord);
     },
     async revoke(id, at) {
+      cache.clear();
       return revoke.run(at.toISOString(), id).changes > 0;
     },
   };
