@@ -316,6 +316,22 @@ endpoints:
     expected: ['duplicate-route@13:37', 'duplicate-route@14:38', 'duplicate-name@16:15'],
   },
   {
+    rule: 'reserved paths',
+    spec: `ninefold: 1
+service: { name: s }
+resources:
+  Doc:
+    fields: { title: { type: string } }
+  Note:
+    fields: { text: { type: string } }
+endpoints:
+  Note: { path: /_ninefold/notes }
+  custom:
+    - { name: health, method: GET, path: /healthz, handler: "./h.ts#a" }
+`,
+    expected: ['reserved-path@4:3', 'reserved-path@9:17', 'reserved-path@11:42'],
+  },
+  {
     rule: 'custom',
     spec: `ninefold: 1
 service: { name: s }

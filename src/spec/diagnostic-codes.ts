@@ -132,6 +132,11 @@ export const DIAGNOSTIC_CODES = {
     summary: 'A path parameter matches no declared parameter or parent reference.',
   },
   'duplicate-route': { severity: 'error', part: 'endpoints', summary: 'Two endpoints share a method and path.' },
+  'reserved-path': {
+    severity: 'error',
+    part: 'endpoints',
+    summary: 'An endpoint path is one the service serves itself (/docs, /openapi.json, /healthz, /readyz, /_ninefold).',
+  },
   'unknown-filter-field': {
     severity: 'error',
     part: 'endpoints',

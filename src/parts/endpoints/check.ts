@@ -69,13 +69,29 @@ const checkCollectionClashes = (ctx: CheckContext, resources: Map<string, Raw>):
   return shadowed;
 };
 
+/** First path segments the service serves itself at the root (docs pages, health); `_ninefold` also under a base path. */
+const ROOT_RESERVED = new Set(['docs', 'openapi.json', 'healthz', 'readyz']);
+
 const checkRoutes = (ctx: CheckContext, shadowed: ReadonlySet<string>) => {
   const seen = new Map<string, string>();
+  const basePath = isRecord(ctx.spec.endpoints) ? ctx.spec.endpoints.basePath : undefined;
+  const reported = new Set<string>();
   for (const route of declaredRoutes(ctx.spec, shadowed)) {
+    const first = route.path.split('/')[1] ?? '';
+    const where = JSON.stringify(route.pointer);
+    if ((first === '_ninefold' || (!basePath && ROOT_RESERVED.has(first))) && !reported.has(where)) {
+      reported.add(where);
+      ctx.report(
+        'reserved-path',
+        route.pointer,
+        `${route.what} would be served at ${route.path}, which the service serves itself; choose another path (or set endpoints.basePath)`,
+        route.at,
+      );
+    }
     const key = routeKey(route.method, route.path);
-    const first = seen.get(key);
-    if (first === undefined) seen.set(key, route.what);
-    else ctx.report('duplicate-route', route.pointer, `${route.what} is ${key}, already served by ${first}`, route.at);
+    const earlier = seen.get(key);
+    if (earlier === undefined) seen.set(key, route.what);
+    else ctx.report('duplicate-route', route.pointer, `${route.what} is ${key}, already served by ${earlier}`, route.at);
   }
 };
 

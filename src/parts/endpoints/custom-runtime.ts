@@ -3,6 +3,7 @@ import type { CustomEndpointPlan } from '../../plan/types.ts';
 import type { Handler, RuntimeContext } from '../../runtime/context.ts';
 import { compileBodyValidator } from '../../runtime/validator.ts';
 import { importModule } from '../../spec/load.ts';
+import { ANONYMOUS, type Principal } from '../auth/principal.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { objectSchema } from '../resources/json-schema.ts';
 import { coerceQuery } from './coerce-query.ts';
@@ -13,7 +14,10 @@ export interface CustomContext {
   readonly query: Record<string, unknown>;
   readonly body: unknown;
   readonly store: RuntimeContext['store'];
+  /** The caller's subject; '' for anonymous. */
   readonly caller: string;
+  /** The authenticated caller (subject, roles, scheme, claims); anonymous on a public endpoint without credentials. */
+  readonly principal: Principal;
   /** Fails the request with a catalogued error code. */
   fail(code: string, detail?: string): never;
 }
@@ -58,6 +62,7 @@ export const compileCustomHandler = async (ctx: RuntimeContext, endpoint: Custom
       body: input.body,
       store: ctx.store,
       caller: input.caller,
+      principal: input.principal ?? ANONYMOUS,
       fail,
     });
     if (validateResponse && !validateResponse(result)) {
