@@ -28,7 +28,9 @@ describe('list rules as SQL', () => {
   const plan = planOf(SPEC);
   const doc = plan.resourcesByName.get('Memo');
   if (!doc) throw new Error('no Memo');
-  const principal = (subject: string, roles: string[]) => ({ principal: { subject, roles, scheme: 'key', claims: {} } });
+  const principal = (subject: string, roles: string[]) => ({
+    principal: { subject, roles, scheme: 'key', claims: {} },
+  });
 
   it('turns the caller-only parts into constants and record comparisons into columns', () => {
     const rule = compileRuleCondition("'admin' in principal.roles || record.team == principal.subject", doc);

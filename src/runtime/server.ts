@@ -138,6 +138,7 @@ export const createServer = async (plan: Plan, options: ServerOptions): Promise<
                   query: request.query as Record<string, unknown>,
                   method: request.method,
                   ip: request.ip,
+                  rawHeaders: request.raw.rawHeaders,
                 },
                 access,
               );

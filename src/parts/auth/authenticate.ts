@@ -17,12 +17,16 @@ export type Access =
 
 export interface AuthRequest extends CredentialSource {
   readonly method: string;
+  /** Header names and values as received (Node keeps only the first of two Authorization lines). */
+  readonly rawHeaders?: readonly string[];
   /** The client address, for the failed-login limiter. */
   readonly ip: string;
 }
 
 interface CompiledScheme {
   readonly name: string;
+  /** Where the credential sits: schemes that share a place share one credential. */
+  readonly place: string;
   readonly challenge: string;
   readonly fromCookie: boolean;
   /** The credential, read only from the place the spec declares; undefined when absent. */
@@ -31,6 +35,12 @@ interface CompiledScheme {
 }
 
 const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+const authorizationLines = (raw: readonly string[]): number => {
+  let n = 0;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]?.length === 13 && raw[i]?.toLowerCase() === 'authorization') n++;
+  return n;
+};
 const quoted = (s: string) => `"${s.replace(/["\\]/g, '')}"`;
 
 const compileScheme = (
@@ -50,6 +60,7 @@ const compileScheme = (
       const verify = keyAuthenticator(name, store, now);
       return {
         name,
+        place: `${where}:${where === 'header' ? param.toLowerCase() : param}`,
         challenge: `ApiKey realm=${realm}, in=${quoted(where)}, name=${quoted(param)}`,
         fromCookie: where === 'cookie',
         read:
@@ -65,6 +76,7 @@ const compileScheme = (
       const verify = basicAuthenticator(name, userStoreOf(spec, plan.resourcesByName), store, limiter);
       return {
         name,
+        place: 'authorization:basic',
         challenge: `Basic realm=${realm}, charset="UTF-8"`,
         fromCookie: false,
         read: (s) => authorization(s, 'basic'),
@@ -76,6 +88,7 @@ const compileScheme = (
       const verify = jwtAuthenticator(name, spec, plan.dir, warn);
       return {
         name,
+        place: 'authorization:bearer',
         challenge: `Bearer realm=${realm}`,
         fromCookie: false,
         read: (s) => authorization(s, 'bearer'),
@@ -142,14 +155,41 @@ export const createAuthenticator = (plan: Plan, store: Store, now: () => Date, w
     }
   };
 
+  /** The first scheme of a place that accepts the credential; else the most telling refusal. */
+  const verifyAny = async (
+    group: readonly CompiledScheme[],
+    credential: string,
+    request: AuthRequest,
+    names: readonly string[],
+  ): Promise<Principal> => {
+    if (group.length === 1) return verifyOne(group[0] as CompiledScheme, credential, request, names);
+    let refusal: unknown;
+    for (const scheme of group) {
+      try {
+        return await verifyOne(scheme, credential, request, names);
+      } catch (error) {
+        // A token that one scheme finds expired or meant for another audience says more than a bad signature.
+        if (refusal === undefined || (error instanceof ApiError && error.code !== 'invalid_token')) refusal = error;
+      }
+    }
+    throw refusal;
+  };
+
   const authenticate = async (request: AuthRequest, access: Access): Promise<Principal | undefined> => {
     // A public route still identifies a caller who sends a credential (and refuses a bad one).
     const names = access.kind === 'public' ? [...schemes.keys()] : access.schemes;
-    const present: Array<[CompiledScheme, string]> = [];
+    if (request.rawHeaders && authorizationLines(request.rawHeaders) > 1) {
+      throw new ApiError('ambiguous_credentials', 'The request carries more than one Authorization header.');
+    }
+    // One credential per place: schemes that read the same place (two bearer schemes) try it in turn.
+    const present: Array<[CompiledScheme[], string]> = [];
     for (const name of names) {
       const scheme = schemes.get(name);
       const credential = scheme?.read(request);
-      if (scheme && credential !== undefined) present.push([scheme, credential]);
+      if (!scheme || credential === undefined) continue;
+      const same = present.find(([group]) => group[0]?.place === scheme.place);
+      if (same) same[0].push(scheme);
+      else present.push([[scheme], credential]);
     }
     if (present.length === 0) {
       if (access.kind === 'public') return undefined;
@@ -158,7 +198,7 @@ export const createAuthenticator = (plan: Plan, store: Store, now: () => Date, w
       });
     }
     if (access.kind === 'all') {
-      const missing = names.filter((n) => !present.some(([s]) => s.name === n));
+      const missing = names.filter((n) => !present.some(([group]) => group.some((s) => s.name === n)));
       if (missing.length) {
         throw new ApiError('unauthenticated', `This endpoint needs ${names.join(' and ')}.`, undefined, undefined, {
           'www-authenticate': challengesOf(missing),
@@ -167,12 +207,12 @@ export const createAuthenticator = (plan: Plan, store: Store, now: () => Date, w
     }
     const [first, ...others] = present;
     if (!first) return undefined;
-    if (others.length === 0) return verifyOne(first[0], first[1], request, names);
+    if (others.length === 0) return verifyAny(first[0], first[1], request, names);
     // Several credentials: each must hold and name the same caller; otherwise nobody is picked.
     const principals: Principal[] = [];
-    for (const [scheme, credential] of present) {
+    for (const [group, credential] of present) {
       try {
-        principals.push(await verifyOne(scheme, credential, request, names));
+        principals.push(await verifyAny(group, credential, request, names));
       } catch (error) {
         if (error instanceof ApiError && error.code === 'too_many_requests') throw error;
         if (access.kind === 'all') throw error;

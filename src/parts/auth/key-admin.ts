@@ -40,6 +40,7 @@ export const registerKeyAdmin = (app: FastifyInstance, ctx: RuntimeContext, auth
         query: request.query as Record<string, unknown>,
         method: request.method,
         ip: request.ip,
+        rawHeaders: request.raw.rawHeaders,
       },
       { kind: 'any', schemes: auth.schemes },
     );

@@ -86,12 +86,13 @@ export const jwtAuthenticator = (name: string, spec: SchemeSpec, dir: string, wa
     }
     const subject = claims[subjectClaim];
     if (typeof subject !== 'string' || subject === '') throw invalid(`The token has no ${subjectClaim} claim.`);
+    // Roles: an array of strings, or one space-separated string (as OAuth scopes are); anything else is refused.
     const raw = claims[rolesClaim];
-    const roles = Array.isArray(raw)
-      ? raw.filter((r): r is string => typeof r === 'string')
-      : typeof raw === 'string'
-        ? raw.split(' ').filter(Boolean)
-        : [];
+    let roles: string[];
+    if (raw === undefined) roles = [];
+    else if (typeof raw === 'string') roles = raw.split(' ').filter(Boolean);
+    else if (Array.isArray(raw) && raw.every((r) => typeof r === 'string')) roles = raw;
+    else throw invalid(`The token's ${rolesClaim} claim is not a list of role names.`);
     return { subject, roles, scheme: name, claims };
   };
 };

@@ -91,7 +91,8 @@ const checkRoutes = (ctx: CheckContext, shadowed: ReadonlySet<string>) => {
     const key = routeKey(route.method, route.path);
     const earlier = seen.get(key);
     if (earlier === undefined) seen.set(key, route.what);
-    else ctx.report('duplicate-route', route.pointer, `${route.what} is ${key}, already served by ${earlier}`, route.at);
+    else
+      ctx.report('duplicate-route', route.pointer, `${route.what} is ${key}, already served by ${earlier}`, route.at);
   }
 };
 

@@ -76,6 +76,7 @@ export const parseListQuery = (
 ): ParsedList => {
   // A field the caller may not read cannot be filtered or sorted on either: it answers as an unknown field would.
   const fieldOf = (name: string) => (hidden.has(name) ? undefined : (resource.fieldsByName.get(name) ?? SYSTEM[name]));
+  const visible = (names: readonly string[]) => names.filter((n) => !hidden.has(n));
   const limitText = single('limit', query.limit, 'invalid_query');
   let pageSize = resource.list.pageSize.default;
   if (limitText) {
@@ -94,7 +95,7 @@ export const parseListQuery = (
     if (!resource.list.sort.includes(key.field) || !fieldOf(key.field)) {
       throw new ApiError(
         'invalid_sort',
-        `Cannot sort on "${key.field.slice(0, 64)}"; sortable: ${resource.list.sort.join(', ')}.`,
+        `Cannot sort on "${key.field.slice(0, 64)}"; sortable: ${visible(resource.list.sort).join(', ')}.`,
       );
     }
   }
@@ -109,7 +110,7 @@ export const parseListQuery = (
     if (!m || !field || !(resource.list.filter.includes(name) || name === 'id')) {
       throw new ApiError(
         'invalid_filter',
-        `Cannot filter on "${key.slice(0, 64)}"; filterable: ${resource.list.filter.join(', ') || 'none'}.`,
+        `Cannot filter on "${key.slice(0, 64)}"; filterable: ${visible(resource.list.filter).join(', ') || 'none'}.`,
       );
     }
     if (!(LIST_OPERATORS as readonly string[]).includes(op))

@@ -1,18 +1,25 @@
 import type { ResourcePlan } from '../../plan/types.ts';
 import type { RuntimeContext } from '../../runtime/context.ts';
+import type { Principal } from '../auth/principal.ts';
 import { ApiError, type FieldError } from '../errors/api-error.ts';
 
-/** 422 invalid_reference for every ref field whose target record does not exist. */
+/**
+ * 422 invalid_reference for every ref field whose target record does not exist, or that the caller may not
+ * read: a reference must not tell a caller whether someone else's record exists.
+ */
 export const checkReferences = async (
   ctx: RuntimeContext,
   resource: ResourcePlan,
   values: Record<string, unknown>,
+  principal: Principal | undefined,
 ): Promise<void> => {
   const missing: FieldError[] = [];
   for (const field of resource.fields) {
     const value = values[field.name];
-    if (!field.ref || typeof value !== 'string') continue;
-    if (!(await ctx.store.exists(field.ref.to, 'id', value))) {
+    const target = field.ref ? ctx.plan.resourcesByName.get(field.ref.to) : undefined;
+    if (!field.ref || !target || typeof value !== 'string') continue;
+    const row = await ctx.store.get(target.name, value);
+    if (!row || !ctx.access.canRead(target, principal, row)) {
       missing.push({
         pointer: `#/${field.name}`,
         code: 'invalid_reference',

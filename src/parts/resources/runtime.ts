@@ -108,7 +108,7 @@ export const compileRecordHandlers = (ctx: RuntimeContext, resource: ResourcePla
       }
     }
     await hashPasswords(values);
-    await checkReferences(ctx, resource, values);
+    await checkReferences(ctx, resource, values, input.principal);
     const nowMs = ctx.now().getTime();
     const now = new Date(nowMs).toISOString();
     const row: Row = { id: newId(resource, nowMs), createdAt: now, updatedAt: now, revision: 1, ...values };
@@ -151,7 +151,7 @@ export const compileRecordHandlers = (ctx: RuntimeContext, resource: ResourcePla
         );
       }
     }
-    await checkReferences(ctx, resource, changes);
+    await checkReferences(ctx, resource, changes, input.principal);
     await hashPasswords(changes);
     changes.updatedAt = ctx.now().toISOString();
     const row = await ctx.store.update(resource.name, current.id, changes, { revision });
