@@ -175,8 +175,9 @@ describe('unique and references', () => {
     const conflict = await call(s.url, 'POST', `/customers/${c.id}/orders`, { json: { customer: other.id } });
     expect(conflict.status).toBe(422);
     const missing = await call(s.url, 'POST', '/customers/cus_01ARZ3NDEKTSV4RRFFQ69G5FAV/orders', { json: {} });
-    expect(missing.status).toBe(422);
-    expect(missing.body.code).toBe('invalid_reference');
+    expect(missing.status).toBe(404);
+    expect(missing.body.code).toBe('not_found');
+    expect((await call(s.url, 'GET', '/customers/cus_01ARZ3NDEKTSV4RRFFQ69G5FAV/orders')).status).toBe(404);
   });
 
   it('deleting a referenced record is 409 reference_in_use (restrict is the default)', async () => {

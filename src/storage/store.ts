@@ -130,6 +130,11 @@ export interface ApiKeyStore {
   list(): Promise<ApiKeyRecord[]>;
   /** Marks the key revoked; false when no such live key. */
   revoke(id: string, at: Date): Promise<boolean>;
+  /**
+   * A number that changes whenever the keys may have changed (a write through this store, or any commit by
+   * another process): what a caller caches about keys is good only while it stays the same.
+   */
+  generation(): number;
 }
 
 export interface DurabilityInfo {

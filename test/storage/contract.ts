@@ -233,7 +233,10 @@ export const storeContract = (backend: string, open: () => Promise<Store>) => {
       expect((await store.apiKeys.list()).map((k) => k.id)).toEqual([key.id, bare.id]);
 
       const at = new Date('2026-02-01T00:00:00.000Z');
+      const before = store.apiKeys.generation();
+      expect(store.apiKeys.generation()).toBe(before);
       expect(await store.apiKeys.revoke(key.id, at)).toBe(true);
+      expect(store.apiKeys.generation()).not.toBe(before);
       expect(await store.apiKeys.revoke(key.id, new Date())).toBe(false);
       expect(await store.apiKeys.revoke('key_unknown', at)).toBe(false);
       // A revoked key is still found: the caller decides what revoked means.

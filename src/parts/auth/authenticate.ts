@@ -15,12 +15,17 @@ export type Access =
   | { readonly kind: 'any'; readonly schemes: readonly string[] }
   | { readonly kind: 'all'; readonly schemes: readonly string[] };
 
+/**
+ * The parts of a request authentication may read (a Fastify request is one). Only what a scheme needs is
+ * touched: the query for query keys, the raw header lines when an Authorization header is present, the
+ * address after a failed login.
+ */
 export interface AuthRequest extends CredentialSource {
   readonly method: string;
-  /** Header names and values as received (Node keeps only the first of two Authorization lines). */
-  readonly rawHeaders?: readonly string[];
   /** The client address, for the failed-login limiter. */
   readonly ip: string;
+  /** Header names and values as received (Node keeps only the first of two Authorization lines). */
+  readonly raw?: { readonly rawHeaders: readonly string[] };
 }
 
 interface CompiledScheme {
@@ -32,6 +37,8 @@ interface CompiledScheme {
   /** The credential, read only from the place the spec declares; undefined when absent. */
   readonly read: (source: CredentialSource) => string | undefined;
   readonly verify: (credential: string, request: AuthRequest) => Promise<Principal>;
+  /** The principal of a credential verified before and still good, without any I/O; undefined otherwise. */
+  readonly known?: (credential: string) => Principal | undefined;
 }
 
 const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -57,8 +64,9 @@ const compileScheme = (
     case 'apiKey': {
       const where = spec.in ?? 'header';
       const param = spec.name ?? 'X-Api-Key';
-      const verify = keyAuthenticator(name, store, now);
+      const keys = keyAuthenticator(name, store, now);
       return {
+        known: keys.known,
         name,
         place: `${where}:${where === 'header' ? param.toLowerCase() : param}`,
         challenge: `ApiKey realm=${realm}, in=${quoted(where)}, name=${quoted(param)}`,
@@ -69,7 +77,7 @@ const compileScheme = (
             : where === 'query'
               ? (s) => queryValue(s, param)
               : (s) => cookieValue(s, param),
-        verify: (credential) => verify(credential),
+        verify: (credential) => keys.verify(credential),
       };
     }
     case 'basic': {
@@ -106,6 +114,7 @@ export const createAuthenticator = (plan: Plan, store: Store, now: () => Date, w
     schemes.set(name, compileScheme(warn, plan, store, now, limiter, name, spec as SchemeSpec));
   }
 
+  const allNames = [...schemes.keys()];
   const challengesOf = (names: readonly string[]) =>
     names.map((n) => schemes.get(n)?.challenge).filter((c): c is string => c !== undefined);
 
@@ -175,10 +184,17 @@ export const createAuthenticator = (plan: Plan, store: Store, now: () => Date, w
     throw refusal;
   };
 
-  const authenticate = async (request: AuthRequest, access: Access): Promise<Principal | undefined> => {
+  /**
+   * Who is calling a route with this access, or the catalogued 4xx. Synchronous when the answer is already
+   * known (no credential on a public route, an API key verified before and unchanged since), else a promise.
+   */
+  const authenticate = (
+    request: AuthRequest,
+    access: Access,
+  ): Principal | undefined | Promise<Principal | undefined> => {
     // A public route still identifies a caller who sends a credential (and refuses a bad one).
-    const names = access.kind === 'public' ? [...schemes.keys()] : access.schemes;
-    if (request.rawHeaders && authorizationLines(request.rawHeaders) > 1) {
+    const names = access.kind === 'public' ? allNames : access.schemes;
+    if (request.headers.authorization !== undefined && request.raw && authorizationLines(request.raw.rawHeaders) > 1) {
       throw new ApiError('ambiguous_credentials', 'The request carries more than one Authorization header.');
     }
     // One credential per place: schemes that read the same place (two bearer schemes) try it in turn.
@@ -207,7 +223,25 @@ export const createAuthenticator = (plan: Plan, store: Store, now: () => Date, w
     }
     const [first, ...others] = present;
     if (!first) return undefined;
-    if (others.length === 0) return verifyAny(first[0], first[1], request, names);
+    if (others.length === 0) {
+      const [group, credential] = first;
+      const only = group.length === 1 ? group[0] : undefined;
+      const known = only?.known?.(credential);
+      if (known && only) {
+        if (only.fromCookie) csrfCheck(request);
+        return known;
+      }
+      return verifyAny(group, credential, request, names);
+    }
+    return verifyAll(present, request, access, names);
+  };
+
+  const verifyAll = async (
+    present: Array<[CompiledScheme[], string]>,
+    request: AuthRequest,
+    access: Access,
+    names: readonly string[],
+  ): Promise<Principal> => {
     // Several credentials: each must hold and name the same caller; otherwise nobody is picked.
     const principals: Principal[] = [];
     for (const [group, credential] of present) {

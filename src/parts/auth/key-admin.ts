@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { RuntimeContext } from '../../runtime/context.ts';
 import { parseDuration } from '../../spec/units.ts';
 import { ApiError } from '../errors/api-error.ts';
-import type { Authenticator } from './authenticate.ts';
+import type { Authenticator, AuthRequest } from './authenticate.ts';
 import { issueApiKey } from './keys.ts';
 
 /** The role that may manage keys over HTTP. */
@@ -34,16 +34,10 @@ export const registerKeyAdmin = (app: FastifyInstance, ctx: RuntimeContext, auth
   const base = `${ctx.plan.service.basePath}${PATH}`;
   const declaredRoles = Object.keys(ctx.plan.spec.auth?.roles ?? {});
   const onRequest = async (request: FastifyRequest) => {
-    const principal = await auth.authenticate(
-      {
-        headers: request.headers,
-        query: request.query as Record<string, unknown>,
-        method: request.method,
-        ip: request.ip,
-        rawHeaders: request.raw.rawHeaders,
-      },
-      { kind: 'any', schemes: auth.schemes },
-    );
+    const principal = await auth.authenticate(request as FastifyRequest & AuthRequest, {
+      kind: 'any',
+      schemes: auth.schemes,
+    });
     if (!principal?.roles.includes(KEY_ADMIN_ROLE)) {
       throw new ApiError('forbidden', `Managing keys needs the ${KEY_ADMIN_ROLE} role.`);
     }

@@ -3,14 +3,41 @@ import { ApiError } from '../errors/api-error.ts';
 import { parseApiKey, verifyApiKey } from './keys.ts';
 import type { Principal } from './principal.ts';
 
-/** An apiKey scheme: keys issued by `ninefold keys create`, looked up by id on every request (revocation is immediate). */
-export const keyAuthenticator =
-  (scheme: string, store: Store, now: () => Date) =>
-  async (text: string): Promise<Principal> => {
+const MAX_REMEMBERED = 10_000;
+
+/**
+ * An apiKey scheme: keys issued by `ninefold keys create`. A key that verified is remembered (with its expiry)
+ * only while the key store's generation stays the same: a revocation anywhere (this server, the CLI, another
+ * process) changes it, so the very next request checks the key against the database again.
+ */
+export const keyAuthenticator = (scheme: string, store: Store, now: () => Date) => {
+  const remembered = new Map<string, { principal: Principal; expiresAt: number }>();
+  let generation = -1;
+  const known = (text: string): Principal | undefined => {
+    const current = store.apiKeys.generation();
+    if (current !== generation) {
+      remembered.clear();
+      generation = current;
+    }
+    const hit = remembered.get(text);
+    return hit && hit.expiresAt > now().getTime() ? hit.principal : undefined;
+  };
+  const verify = async (text: string): Promise<Principal> => {
+    const hit = known(text);
+    if (hit) return hit;
     const parsed = parseApiKey(text);
     const record = parsed ? await store.apiKeys.find(parsed.id) : undefined;
-    if (!parsed || verifyApiKey(record, parsed.secret, now()) !== 'ok' || !record) {
+    if (!parsed || !record || verifyApiKey(record, parsed.secret, now()) !== 'ok') {
       throw new ApiError('invalid_credentials', 'The API key is not valid.');
     }
-    return { subject: record.subject, roles: record.roles, scheme, claims: { keyId: record.id } };
+    const principal: Principal = { subject: record.subject, roles: record.roles, scheme, claims: { keyId: record.id } };
+    if (remembered.size < MAX_REMEMBERED) {
+      remembered.set(text, {
+        principal,
+        expiresAt: record.expiresAt ? Date.parse(record.expiresAt) : Number.POSITIVE_INFINITY,
+      });
+    }
+    return principal;
   };
+  return { known, verify };
+};

@@ -1,6 +1,7 @@
 import type { ResourcePlan } from '../../plan/types.ts';
 import type { Handler, RuntimeContext } from '../../runtime/context.ts';
 import type { Filter, ListQuery, ListResult, Row } from '../../storage/index.ts';
+import { createParentCheck } from '../resources/load-record.ts';
 import { createRecordWriter } from '../resources/record-io.ts';
 import { encodeCursor, parseListQuery } from './list-query.ts';
 
@@ -58,7 +59,9 @@ const listInProcess = async (
 export const compileListHandler = (ctx: RuntimeContext, resource: ResourcePlan): Handler => {
   const writer = createRecordWriter(resource);
   const writers = new Map(ctx.plan.resources.map((r) => [r.name, createRecordWriter(r)]));
+  const parentsOf = createParentCheck(ctx, resource);
   return async (input) => {
+    if (resource.parentParams.length) await parentsOf(input);
     const parents: Filter[] = resource.parentParams.map((p) => ({
       field: p.field,
       op: 'eq',

@@ -37,3 +37,23 @@ export const expectRevision = (input: HandlerInput, row: Row): number => {
   }
   return row.revision;
 };
+
+/**
+ * The parents a nested path names (`/customers/{customerId}/addresses`) must exist and be readable by the caller:
+ * otherwise 404, as for a record of the caller's own that does not exist.
+ */
+export const createParentCheck = (ctx: RuntimeContext, resource: ResourcePlan) => {
+  const parents = resource.parentParams.flatMap((p) => {
+    const target = ctx.plan.resourcesByName.get(resource.fieldsByName.get(p.field)?.ref?.to ?? '');
+    return target ? [{ param: p.param, target, ids: idPattern(target) }] : [];
+  });
+  return async (input: HandlerInput): Promise<void> => {
+    for (const p of parents) {
+      const id = input.params[p.param] ?? '';
+      const row = p.ids.test(id) ? await ctx.store.get(p.target.name, id) : undefined;
+      if (!row || !ctx.access.canRead(p.target, input.principal, row)) {
+        throw new ApiError('not_found', `No ${p.target.name} with id ${id}.`);
+      }
+    }
+  };
+};

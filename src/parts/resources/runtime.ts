@@ -5,7 +5,7 @@ import type { Row } from '../../storage/index.ts';
 import { hashPassword, isPasswordHash } from '../auth/passwords.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { createSchema, patchSchema } from './json-schema.ts';
-import { createRecordLoader, expectRevision } from './load-record.ts';
+import { createParentCheck, createRecordLoader, expectRevision } from './load-record.ts';
 import { mergePatch } from './merge-patch.ts';
 import { createRecordWriter, etagOf, newId } from './record-io.ts';
 import { checkReferences, releaseReferences } from './references.ts';
@@ -86,7 +86,10 @@ export const compileRecordHandlers = (ctx: RuntimeContext, resource: ResourcePla
     return values;
   };
 
+  const parentsOf = createParentCheck(ctx, resource);
+
   const create: Handler = async (input) => {
+    if (resource.parentParams.length) await parentsOf(input);
     let body = input.body;
     const subject = input.principal?.subject;
     const sentOwner =

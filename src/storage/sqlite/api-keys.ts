@@ -27,7 +27,7 @@ const MAX_CACHED = 10_000;
  * API keys issued by the service: the SHA-256 of each secret, never the secret. Lookups are cached for as long
  * as nothing else wrote to the database: `PRAGMA data_version` changes as soon as another connection (a
  * `ninefold keys revoke`, another server) commits, and this connection's own key writes clear the cache, so a
- * revocation still takes effect on the very next request.
+ * revocation takes effect from the next turn of the event loop, that is, on the next request.
  */
 export const sqliteApiKeys = (db: Database): ApiKeyStore => {
   db.exec(`CREATE TABLE IF NOT EXISTS _ninefold_api_keys (
@@ -42,17 +42,38 @@ export const sqliteApiKeys = (db: Database): ApiKeyStore => {
   const dataVersion = db.prepare('PRAGMA data_version').pluck();
   const cache = new Map<string, ApiKeyRecord | null>();
   let seenVersion: unknown;
+  let generation = 0;
+  const changed = () => {
+    generation++;
+    cache.clear();
+  };
+  // Other connections' commits are looked for once per turn of the event loop: the requests of one turn were
+  // all received before the check, so a revocation committed before that turn began is seen by every one of them.
+  let checkedThisTurn = false;
+  const nextTurn = () => {
+    checkedThisTurn = false;
+  };
+  const checkVersion = () => {
+    if (checkedThisTurn) return;
+    checkedThisTurn = true;
+    setImmediate(nextTurn);
+    const version = dataVersion.get();
+    if (version !== seenVersion) {
+      seenVersion = version;
+      changed();
+    }
+  };
   return {
+    generation() {
+      checkVersion();
+      return generation;
+    },
     async create(k) {
-      cache.clear();
+      changed();
       insert.run(k.id, k.secretHash, k.subject, JSON.stringify(k.roles), k.createdAt, k.expiresAt ?? null);
     },
     async find(id) {
-      const version = dataVersion.get();
-      if (version !== seenVersion) {
-        cache.clear();
-        seenVersion = version;
-      }
+      checkVersion();
       let record = cache.get(id);
       if (record === undefined) {
         const row = find.get(id) as KeyRow | undefined;
@@ -65,7 +86,7 @@ export const sqliteApiKeys = (db: Database): ApiKeyStore => {
       return (list.all() as KeyRow[]).map(toRecord);
     },
     async revoke(id, at) {
-      cache.clear();
+      changed();
       return revoke.run(at.toISOString(), id).changes > 0;
     },
   };
