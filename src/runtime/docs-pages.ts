@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { renderDocs } from '../emit/index.ts';
 import { buildOpenApi } from '../emit/openapi.ts';
 import type { Plan } from '../plan/types.ts';
@@ -7,11 +7,33 @@ import type { Plan } from '../plan/types.ts';
  * /openapi.json, the API reference at /docs (Scalar, its script served from its npm package; no CDN,
  * no web fonts, no AI or MCP widgets) and the nine-part document at /docs/spec.
  */
-export const registerDocsPages = async (app: FastifyInstance, plan: Plan) => {
+export const registerDocsPages = async (
+  app: FastifyInstance,
+  plan: Plan,
+  guards: { openapi?: Guard; docs?: Guard } = {},
+) => {
   const document = buildOpenApi(plan);
   const text = JSON.stringify(document);
   const specPage = renderDocs(plan, 'html');
-  app.get('/openapi.json', async (_request, reply) => reply.type('application/json; charset=utf-8').send(text));
+  app.get('/openapi.json', guards.openapi ? { onRequest: guards.openapi } : {}, async (_request, reply) =>
+    reply.type('application/json; charset=utf-8').send(text),
+  );
+  // The docs pages live in their own context, so that a guard (auth.public without docs) covers Scalar's routes.
+  await app.register(async (docs) => {
+    if (guards.docs) docs.addHook('onRequest', guards.docs);
+    await registerReference(docs, plan, document, specPage);
+  });
+};
+
+/** Throws the catalogued 401/403 when the caller may not see a built-in page. */
+type Guard = (request: FastifyRequest) => Promise<void>;
+
+const registerReference = async (
+  app: FastifyInstance,
+  plan: Plan,
+  document: Record<string, unknown>,
+  specPage: string,
+) => {
   app.get('/docs/spec', async (_request, reply) => reply.type('text/html; charset=utf-8').send(specPage));
   const { default: scalar } = await import('@scalar/fastify-api-reference');
   await app.register(scalar, {

@@ -6,6 +6,7 @@ import { registerKeyAdmin } from '../parts/auth/key-admin.ts';
 import { passwordFieldsOf } from '../parts/auth/passwords.ts';
 import type { Principal } from '../parts/auth/principal.ts';
 import { routeAccess } from '../parts/auth/route-access.ts';
+import type { BuiltInPage } from '../parts/auth/schema.ts';
 import { ApiError } from '../parts/errors/api-error.ts';
 import { createProblemRenderer } from '../parts/errors/runtime.ts';
 import { compileStateMachines } from '../parts/states/runtime.ts';
@@ -177,8 +178,19 @@ export const createServer = async (plan: Plan, options: ServerOptions): Promise<
     }
   }
 
-  app.get('/healthz', async (_request, reply) => reply.type('application/json').send('{"status":"ok"}'));
-  app.get('/readyz', async (request, reply) => {
+  // Built-in pages are public unless auth.public leaves them out; then they need the default requirement.
+  const publicPages: readonly string[] = plan.spec.auth?.public ?? ['health', 'openapi', 'docs'];
+  const defaultAccess = routeAccess(plan, { action: '_builtin', custom: true }).access;
+  const guardOf = (page: BuiltInPage) =>
+    auth.enabled && !publicPages.includes(page)
+      ? async (request: FastifyRequest) => {
+          await auth.authenticate(request as FastifyRequest & AuthRequest, defaultAccess);
+        }
+      : undefined;
+  const healthGuard = guardOf('health');
+  const healthOptions = healthGuard ? { onRequest: healthGuard } : {};
+  app.get('/healthz', healthOptions, async (_request, reply) => reply.type('application/json').send('{"status":"ok"}'));
+  app.get('/readyz', healthOptions, async (request, reply) => {
     try {
       await options.store.ping();
     } catch {
@@ -191,7 +203,7 @@ export const createServer = async (plan: Plan, options: ServerOptions): Promise<
     }
     return reply.send({ status: 'ready', storage: options.store.durability() });
   });
-  await registerDocsPages(app, plan);
+  await registerDocsPages(app, plan, { openapi: guardOf('openapi'), docs: guardOf('docs') });
   if (auth.enabled) registerKeyAdmin(app, ctx, auth);
   if (machines.hasTimers) {
     let worker: ReturnType<typeof startTimerWorker> | undefined;

@@ -2,6 +2,9 @@ import { Type } from '@sinclair/typebox';
 import { namedRecord } from '../../spec/named-record.ts';
 import { stringEnum } from '../../spec/string-enum.ts';
 
+export const BUILT_IN_PAGES = ['health', 'openapi', 'docs'] as const;
+export type BuiltInPage = (typeof BUILT_IN_PAGES)[number];
+
 export const SCHEME_TYPES = ['apiKey', 'bearer', 'basic', 'oidc'] as const;
 export const JWT_ALGORITHMS = [
   'HS256',
@@ -69,7 +72,12 @@ export const AuthSchema = Type.Object(
     ),
     roles: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'Role name → description.' })),
     rules: Type.Optional(Type.Record(Type.String(), RecordRulesSchema, { description: 'Per-resource CEL rules.' })),
-    public: Type.Optional(Type.Array(Type.String(), { description: 'Built-in pages kept public (default all).' })),
+    public: Type.Optional(
+      Type.Array(stringEnum(BUILT_IN_PAGES), {
+        description:
+          'Built-in pages that stay public (default all): health (/healthz, /readyz), openapi (/openapi.json), docs (/docs, /docs/spec). The others need the default requirement.',
+      }),
+    ),
   },
   { additionalProperties: false, description: 'Part 5: authentication.' },
 );
