@@ -11,7 +11,7 @@ let es: Awaited<ReturnType<typeof generateKeyPair>>;
 let ed: Awaited<ReturnType<typeof generateKeyPair>>;
 let stranger: Awaited<ReturnType<typeof generateKeyPair>>;
 
-const sign = (key: CryptoKey, alg: string, kid?: string) =>
+const sign = (key: Parameters<SignJWT['sign']>[0], alg: string, kid?: string) =>
   new SignJWT({ roles: ['reader'] })
     .setProtectedHeader({ alg, ...(kid ? { kid } : {}) })
     .setSubject('user-1')

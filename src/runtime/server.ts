@@ -9,6 +9,9 @@ import { routeAccess } from '../parts/auth/route-access.ts';
 import type { BuiltInPage } from '../parts/auth/schema.ts';
 import { ApiError } from '../parts/errors/api-error.ts';
 import { createProblemRenderer } from '../parts/errors/runtime.ts';
+import { outboxHook } from '../parts/events/emit.ts';
+import { knownEventNames } from '../parts/events/event-names.ts';
+import { registerEventRoutes } from '../parts/events/runtime.ts';
 import { compileStateMachines } from '../parts/states/runtime.ts';
 import { startTimerWorker, timersOnCreate } from '../parts/states/timers.ts';
 import type { Plan } from '../plan/types.ts';
@@ -76,6 +79,8 @@ export const createServer = async (plan: Plan, options: ServerOptions): Promise<
   };
   const auth = createAuthenticator(plan, options.store, ctx.now, (message) => app.log.warn(message));
   ctx.hooks.push(timersOnCreate(ctx));
+  const outbox = outboxHook(ctx);
+  if (outbox) ctx.hooks.push(outbox);
   const machines = compileStateMachines(ctx, plan);
   const render = createProblemRenderer(plan.errors);
   const base = plan.service.basePath;
@@ -120,6 +125,12 @@ export const createServer = async (plan: Plan, options: ServerOptions): Promise<
   });
 
   const principals = new WeakMap<FastifyRequest, Principal | undefined>();
+  const defaultAccess = routeAccess(plan, { action: '_builtin', custom: true }).access;
+  if (knownEventNames(plan.spec).length > 0) {
+    registerEventRoutes(app, ctx, async (request) =>
+      auth.enabled ? auth.authenticate(request as FastifyRequest & AuthRequest, defaultAccess) : undefined,
+    );
+  }
   const methodsByPath = new Map<string, Set<Method>>();
   for (const route of await compileRoutes(ctx, plan, machines.routes)) {
     const url = toFastifyPath(`${base}${route.path}`);
@@ -180,7 +191,6 @@ export const createServer = async (plan: Plan, options: ServerOptions): Promise<
 
   // Built-in pages are public unless auth.public leaves them out; then they need the default requirement.
   const publicPages: readonly string[] = plan.spec.auth?.public ?? ['health', 'openapi', 'docs'];
-  const defaultAccess = routeAccess(plan, { action: '_builtin', custom: true }).access;
   const guardOf = (page: BuiltInPage) =>
     auth.enabled && !publicPages.includes(page)
       ? async (request: FastifyRequest) => {

@@ -5,6 +5,7 @@ export type {
   ApiKeyRecord,
   ApiKeyStore,
   Condition,
+  EventLog,
   Filter,
   FilterOp,
   HistoryEntry,
@@ -14,6 +15,7 @@ export type {
   Row,
   StateLog,
   Store,
+  StoredEvent,
   StoredResponse,
   Timer,
 } from './store.ts';

@@ -137,6 +137,30 @@ export interface ApiKeyStore {
   generation(): number;
 }
 
+/** One event in the outbox: written in the transaction of the change it tells of. */
+export interface StoredEvent {
+  /** Position in the outbox: strictly increasing in commit order within one database. */
+  readonly seq: number;
+  readonly id: string;
+  readonly type: string;
+  readonly time: string;
+  /** The resource and record the event is about; undefined for declared events not tied to a record. */
+  readonly resource?: string;
+  readonly recordId?: string;
+  /** The event's data (the record, the changed fields, the transition, a declared payload). */
+  readonly data: Readonly<Record<string, unknown>>;
+}
+
+/** The transactional outbox of events. Reads see committed events only. */
+export interface EventLog {
+  append(event: Omit<StoredEvent, 'seq'>): Promise<void>;
+  /** Committed events after `afterSeq`, oldest first, optionally of some types only. */
+  after(afterSeq: number, limit: number, types?: readonly string[]): Promise<StoredEvent[]>;
+  get(id: string): Promise<StoredEvent | undefined>;
+  /** The seq of the newest committed event (0 when there is none). */
+  lastSeq(): Promise<number>;
+}
+
 export interface DurabilityInfo {
   readonly backend: string;
   readonly journal: string;
@@ -170,6 +194,7 @@ export interface Store {
   readonly idempotency: IdempotencyStore;
   readonly stateLog: StateLog;
   readonly apiKeys: ApiKeyStore;
+  readonly events: EventLog;
   ping(): Promise<void>;
   durability(): DurabilityInfo;
   close(): Promise<void>;

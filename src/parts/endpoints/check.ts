@@ -2,6 +2,7 @@ import { type CheckContext, isRecord, recordEntries } from '../../spec/check-con
 import type { PathSegment } from '../../spec/source-map.ts';
 import { suggestion } from '../../spec/validate-shape.ts';
 import { BUILT_IN_ERRORS } from '../errors/catalogue.ts';
+import { knownEventNames } from '../events/event-names.ts';
 import { checkFields } from '../resources/check-field.ts';
 import { asRecord, fieldMap, type Raw, resourceMap } from '../resources/lookup.ts';
 import { checkListOptions } from './check-list.ts';
@@ -69,17 +70,24 @@ const checkCollectionClashes = (ctx: CheckContext, resources: Map<string, Raw>):
   return shadowed;
 };
 
-/** First path segments the service serves itself at the root (docs pages, health); `_ninefold` also under a base path. */
+/**
+ * First path segments the service serves itself at the root (docs pages, health); `_ninefold` (key admin) and,
+ * when the spec has events, `events` also under a base path.
+ */
 const ROOT_RESERVED = new Set(['docs', 'openapi.json', 'healthz', 'readyz']);
 
 const checkRoutes = (ctx: CheckContext, shadowed: ReadonlySet<string>) => {
   const seen = new Map<string, string>();
   const basePath = isRecord(ctx.spec.endpoints) ? ctx.spec.endpoints.basePath : undefined;
   const reported = new Set<string>();
+  // With events, the service serves /events, /events/{id} and the stream under the base path.
+  const eventsOn = knownEventNames(ctx.spec).length > 0;
   for (const route of declaredRoutes(ctx.spec, shadowed)) {
     const first = route.path.split('/')[1] ?? '';
     const where = JSON.stringify(route.pointer);
-    if ((first === '_ninefold' || (!basePath && ROOT_RESERVED.has(first))) && !reported.has(where)) {
+    const reserved =
+      first === '_ninefold' || (first === 'events' && eventsOn) || (!basePath && ROOT_RESERVED.has(first));
+    if (reserved && !reported.has(where)) {
       reported.add(where);
       ctx.report(
         'reserved-path',

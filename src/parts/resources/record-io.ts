@@ -22,6 +22,9 @@ const pooledRandom = (): number => {
 const ulid = monotonicFactory(pooledRandom);
 
 /** Sortable ids: <prefix>_<ULID>, or a bare ULID, minted with the record's creation time (so id order is creation order). */
+/** An event id: `evt_` and a ULID, so ids sort by time. */
+export const newEventId = (timeMs: number): string => `evt_${ulid(timeMs)}`;
+
 export const newId = (resource: ResourcePlan, timeMs: number): string =>
   resource.idPrefix ? `${resource.idPrefix}_${ulid(timeMs)}` : ulid(timeMs);
 

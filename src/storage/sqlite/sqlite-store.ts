@@ -3,6 +3,7 @@ import type { Plan, ResourcePlan } from '../../plan/types.ts';
 import { type ListQuery, type Row, type Store, StoreError, type UpdateExpectation } from '../store.ts';
 import { sqliteApiKeys } from './api-keys.ts';
 import { fromSqlite, quote, SYSTEM_COLUMNS, toSqlite } from './columns.ts';
+import { sqliteEventLog } from './event-log.ts';
 import { GroupCommit } from './group-commit.ts';
 import { sqliteIdempotency } from './idempotency.ts';
 import { buildListSql, cursorValues, type ListSql, listShapeKey } from './list-sql.ts';
@@ -61,6 +62,7 @@ export class SqliteStore implements Store {
   readonly idempotency;
   readonly stateLog;
   readonly apiKeys;
+  readonly events;
 
   constructor(options: SqliteOptions) {
     this.#db = new Database(options.path, { timeout: options.busyTimeoutMs ?? 5000 });
@@ -71,6 +73,7 @@ export class SqliteStore implements Store {
     this.idempotency = sqliteIdempotency(this.#db);
     this.stateLog = sqliteStateLog(this.#db);
     this.apiKeys = sqliteApiKeys(this.#db);
+    this.events = sqliteEventLog(this.#db, options.path);
     this.#group = new GroupCommit(this.#db, (error) => {
       try {
         return translate(error, { name: '', fields: [] } as unknown as ResourcePlan);
@@ -255,6 +258,7 @@ export class SqliteStore implements Store {
 
   async close() {
     this.#group.flush();
+    this.events.close();
     if (this.#db.open) {
       this.#db.pragma('wal_checkpoint(TRUNCATE)');
       this.#db.close();

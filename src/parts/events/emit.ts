@@ -1,0 +1,74 @@
+import type { Plan, ResourcePlan } from '../../plan/types.ts';
+import type { RuntimeContext, WriteEvent, WriteHook } from '../../runtime/context.ts';
+import { createRecordWriter, newEventId } from '../resources/record-io.ts';
+
+/** Resources whose changes are events: `events.auto: true` (all) or a list of resource names. */
+export const autoEventResources = (plan: Plan): ReadonlySet<string> => {
+  const auto = plan.spec.events?.auto;
+  if (auto === true) return new Set(plan.resources.map((r) => r.name));
+  return new Set(Array.isArray(auto) ? auto : []);
+};
+
+const changedFields = (resource: ResourcePlan, before: Record<string, unknown>, after: Record<string, unknown>) =>
+  resource.fields
+    .filter((f) => JSON.stringify(before[f.name] ?? null) !== JSON.stringify(after[f.name] ?? null))
+    .map((f) => f.name);
+
+/**
+ * The outbox hook: every change of a resource with events becomes an event row, written inside the change's own
+ * transaction (hooks run there), so an event exists exactly when its change committed. The record is stored
+ * whole (write-only fields left out); what a reader may see of it is decided when it is read.
+ */
+export const outboxHook = (ctx: RuntimeContext): WriteHook | undefined => {
+  const resources = autoEventResources(ctx.plan);
+  if (resources.size === 0) return undefined;
+  const writers = new Map(ctx.plan.resources.map((r) => [r.name, createRecordWriter(r)]));
+  return async (event: WriteEvent) => {
+    const { resource } = event;
+    if (!resources.has(resource.name)) return;
+    const toApi = writers.get(resource.name)?.toApi ?? ((row) => row);
+    const nowMs = ctx.now().getTime();
+    const base = { id: newEventId(nowMs), time: new Date(nowMs).toISOString(), resource: resource.name };
+    switch (event.kind) {
+      case 'created':
+        return ctx.store.events.append({
+          ...base,
+          type: `${resource.name}.created`,
+          recordId: event.after.id,
+          data: { record: toApi(event.after), actor: event.actor },
+        });
+      case 'updated':
+        return ctx.store.events.append({
+          ...base,
+          type: `${resource.name}.updated`,
+          recordId: event.after.id,
+          data: {
+            record: toApi(event.after),
+            changed: changedFields(resource, event.before, event.after),
+            actor: event.actor,
+          },
+        });
+      case 'deleted':
+        return ctx.store.events.append({
+          ...base,
+          type: `${resource.name}.deleted`,
+          recordId: event.before.id,
+          data: { record: toApi(event.before), actor: event.actor },
+        });
+      case 'transitioned':
+        return ctx.store.events.append({
+          ...base,
+          type: event.transition.event,
+          recordId: event.after.id,
+          data: {
+            record: toApi(event.after),
+            transition: event.transition.name,
+            from: event.before[resource.states?.field ?? ''],
+            to: event.transition.to,
+            input: event.input,
+            actor: event.actor,
+          },
+        });
+    }
+  };
+};

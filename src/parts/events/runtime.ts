@@ -1,0 +1,176 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { RuntimeContext } from '../../runtime/context.ts';
+import { parseDuration } from '../../spec/units.ts';
+import type { StoredEvent } from '../../storage/index.ts';
+import type { Principal } from '../auth/principal.ts';
+import { ApiError } from '../errors/api-error.ts';
+import { knownEventNames } from './event-names.ts';
+import { createEventFilter, type EventView } from './visible.ts';
+
+type Identify = (request: FastifyRequest) => Promise<Principal | undefined>;
+
+const PAGE = { default: 50, max: 100 };
+const SCAN_LIMIT = 5_000;
+const STREAM_BUFFER_BYTES = 1024 * 1024;
+const POLL_MS = 100;
+
+const single = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+const cursorOf = (seq: number) => Buffer.from(`e${seq}`).toString('base64url');
+const seqOf = (cursor: string): number => {
+  const m = /^e(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  if (!m) throw new ApiError('invalid_cursor', 'The cursor is not one this service issued.');
+  return Number(m[1]);
+};
+
+/**
+ * The events part's HTTP side: the event log (`GET /events`, `GET /events/{id}`) and the server-sent event
+ * stream. Both read the outbox through its committed-only reader and show each caller only the events about
+ * records it may read.
+ */
+export const registerEventRoutes = (app: FastifyInstance, ctx: RuntimeContext, identify: Identify) => {
+  const visible = createEventFilter(ctx);
+  const known = new Set(knownEventNames(ctx.plan.spec));
+  const base = ctx.plan.service.basePath;
+  const streamPath = ctx.plan.spec.events?.stream?.path ?? '/events/stream';
+  const heartbeatMs = parseDuration(ctx.plan.spec.events?.stream?.heartbeat ?? '15s') ?? 15_000;
+
+  const typesOf = (query: Record<string, unknown>): string[] => {
+    const text = single(query.type);
+    if (query.type !== undefined && text === undefined) throw new ApiError('invalid_query', 'Give type once.');
+    const types = text ? text.split(',') : [];
+    for (const t of types) {
+      if (!known.has(t)) throw new ApiError('invalid_filter', `No event type "${t.slice(0, 64)}".`);
+    }
+    return types;
+  };
+
+  /** Reads on from `afterSeq` until `limit` visible events are found (or the scan budget is spent). */
+  const page = async (
+    principal: Principal | undefined,
+    afterSeq: number,
+    limit: number,
+    types: string[],
+    since?: number,
+  ) => {
+    const out: Array<{ seq: number; view: EventView }> = [];
+    let seq = afterSeq;
+    let scanned = 0;
+    while (out.length <= limit && scanned < SCAN_LIMIT) {
+      const batch = await ctx.store.events.after(seq, 200, types);
+      for (const e of batch) {
+        seq = e.seq;
+        if (since !== undefined && Date.parse(e.time) < since) continue;
+        const view = visible(e, principal);
+        if (view && out.length <= limit) out.push({ seq: e.seq, view });
+      }
+      scanned += batch.length;
+      if (batch.length < 200) break;
+    }
+    return out;
+  };
+
+  app.get(`${base}/events`, async (request, reply) => {
+    const principal = await identify(request);
+    const query = request.query as Record<string, unknown>;
+    const types = typesOf(query);
+    const limitText = single(query.limit);
+    const limit = limitText === undefined ? PAGE.default : Number(limitText);
+    if (!Number.isInteger(limit) || limit < 1) throw new ApiError('invalid_query', 'limit must be a positive integer.');
+    if (limit > PAGE.max) throw new ApiError('limit_exceeded', `limit may be at most ${PAGE.max}.`);
+    const sinceText = single(query.since);
+    const since = sinceText === undefined ? undefined : Date.parse(sinceText);
+    if (since !== undefined && Number.isNaN(since)) throw new ApiError('invalid_query', 'since must be a date-time.');
+    const cursor = single(query.cursor);
+    const found = await page(principal, cursor ? seqOf(cursor) : 0, limit, types, since);
+    const shown = found.slice(0, limit);
+    const last = shown.at(-1);
+    const nextCursor = found.length > limit && last ? cursorOf(last.seq) : null;
+    return reply
+      .type('application/json; charset=utf-8')
+      .send(JSON.stringify({ data: shown.map((f) => f.view), nextCursor }));
+  });
+
+  app.get(`${base}${streamPath}`, async (request, reply) => {
+    const principal = await identify(request);
+    const query = request.query as Record<string, unknown>;
+    const types = new Set(typesOf(query));
+    const resumeId = single(request.headers['last-event-id']) ?? single(query.lastEventId);
+    let seq: number;
+    if (resumeId) {
+      const from = await ctx.store.events.get(resumeId);
+      if (!from) throw new ApiError('invalid_query', 'Last-Event-ID names no event of this service.');
+      seq = from.seq;
+    } else seq = await ctx.store.events.lastSeq();
+    streamTo(
+      reply,
+      async () => {
+        const batch: StoredEvent[] = await ctx.store.events.after(seq, 500);
+        const out: string[] = [];
+        for (const e of batch) {
+          seq = e.seq;
+          if (types.size && !types.has(e.type)) continue;
+          const view = visible(e, principal);
+          if (view) out.push(`id: ${view.id}\nevent: ${view.type}\ndata: ${JSON.stringify(view)}\n\n`);
+        }
+        return { text: out.join(''), more: batch.length === 500 };
+      },
+      heartbeatMs,
+    );
+  });
+
+  app.get(`${base}/events/:id`, async (request, reply) => {
+    const principal = await identify(request);
+    const { id } = request.params as { id: string };
+    const event = /^evt_[0-9A-HJKMNP-TV-Z]{26}$/.test(id) ? await ctx.store.events.get(id) : undefined;
+    const view = event ? visible(event, principal) : undefined;
+    if (!view) throw new ApiError('not_found', `No event with id ${id}.`);
+    return reply.type('application/json; charset=utf-8').send(JSON.stringify(view));
+  });
+};
+
+/**
+ * Serves a text/event-stream: `next()` yields what to send since the last call; it is asked again every
+ * POLL_MS (at once while it says there is more). A heartbeat comment keeps proxies from timing out; a reader
+ * that lets more than STREAM_BUFFER_BYTES pile up is disconnected, so a slow reader never grows memory.
+ */
+const streamTo = (reply: FastifyReply, next: () => Promise<{ text: string; more: boolean }>, heartbeatMs: number) => {
+  reply.hijack();
+  const res = reply.raw;
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache, no-transform',
+    connection: 'keep-alive',
+    'x-accel-buffering': 'no',
+    'x-request-id': String(reply.request.id),
+  });
+  res.write(': connected\n\n');
+  let closed = false;
+  let timer: NodeJS.Timeout | undefined;
+  const stop = () => {
+    closed = true;
+    if (timer) clearTimeout(timer);
+    clearInterval(heartbeat);
+  };
+  const send = (text: string) => {
+    if (closed || !text) return;
+    res.write(text);
+    if (res.writableLength > STREAM_BUFFER_BYTES) {
+      stop();
+      res.destroy();
+    }
+  };
+  const heartbeat = setInterval(() => send(': heartbeat\n\n'), heartbeatMs);
+  const tick = async () => {
+    if (closed) return;
+    try {
+      const { text, more } = await next();
+      send(text);
+      if (!closed) timer = setTimeout(tick, more ? 0 : POLL_MS);
+    } catch {
+      stop();
+      res.destroy();
+    }
+  };
+  res.on('close', stop);
+  void tick();
+};
