@@ -12,6 +12,8 @@ import { createProblemRenderer } from '../parts/errors/runtime.ts';
 import { outboxHook } from '../parts/events/emit.ts';
 import { knownEventNames } from '../parts/events/event-names.ts';
 import { registerEventRoutes } from '../parts/events/runtime.ts';
+import { registerWebhookRoutes } from '../parts/events/webhook-routes.ts';
+import { startWebhookWorker } from '../parts/events/webhook-worker.ts';
 import { compileStateMachines } from '../parts/states/runtime.ts';
 import { startTimerWorker, timersOnCreate } from '../parts/states/timers.ts';
 import type { Plan } from '../plan/types.ts';
@@ -31,6 +33,8 @@ export interface ServerOptions {
   readonly now?: () => Date;
   /** How often due timers are looked for (default 1 s). */
   readonly timerPollMs?: number;
+  /** How often due webhook deliveries are looked for (default 250 ms; new ones are looked for at once). */
+  readonly webhookPollMs?: number;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
@@ -79,7 +83,9 @@ export const createServer = async (plan: Plan, options: ServerOptions): Promise<
   };
   const auth = createAuthenticator(plan, options.store, ctx.now, (message) => app.log.warn(message));
   ctx.hooks.push(timersOnCreate(ctx));
-  const outbox = outboxHook(ctx);
+  let webhookWorker: ReturnType<typeof startWebhookWorker> | undefined;
+  // A delivery queued in a transaction is looked for right after that transaction's turn (it has committed).
+  const outbox = outboxHook(ctx, () => setTimeout(() => webhookWorker?.wake(), 1));
   if (outbox) ctx.hooks.push(outbox);
   const machines = compileStateMachines(ctx, plan);
   const render = createProblemRenderer(plan.errors);
@@ -127,9 +133,16 @@ export const createServer = async (plan: Plan, options: ServerOptions): Promise<
   const principals = new WeakMap<FastifyRequest, Principal | undefined>();
   const defaultAccess = routeAccess(plan, { action: '_builtin', custom: true }).access;
   if (knownEventNames(plan.spec).length > 0) {
-    registerEventRoutes(app, ctx, async (request) =>
-      auth.enabled ? auth.authenticate(request as FastifyRequest & AuthRequest, defaultAccess) : undefined,
-    );
+    const identifyDefault = async (request: FastifyRequest) =>
+      auth.enabled ? auth.authenticate(request as FastifyRequest & AuthRequest, defaultAccess) : undefined;
+    registerEventRoutes(app, ctx, identifyDefault);
+    if (plan.spec.events?.webhooks?.enabled !== false) {
+      registerWebhookRoutes(app, ctx, identifyDefault);
+      app.addHook('onReady', async () => {
+        webhookWorker = startWebhookWorker(ctx, options.webhookPollMs);
+      });
+      app.addHook('onClose', async () => webhookWorker?.stop());
+    }
   }
   const methodsByPath = new Map<string, Set<Method>>();
   for (const route of await compileRoutes(ctx, plan, machines.routes)) {

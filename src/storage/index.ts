@@ -5,6 +5,8 @@ export type {
   ApiKeyRecord,
   ApiKeyStore,
   Condition,
+  Delivery,
+  DeliveryAttempt,
   EventLog,
   Filter,
   FilterOp,
@@ -18,5 +20,7 @@ export type {
   StoredEvent,
   StoredResponse,
   Timer,
+  WebhookEndpoint,
+  WebhookStore,
 } from './store.ts';
 export { StoreError } from './store.ts';

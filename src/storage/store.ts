@@ -161,6 +161,66 @@ export interface EventLog {
   lastSeq(): Promise<number>;
 }
 
+/** A registered webhook receiver. */
+export interface WebhookEndpoint {
+  readonly id: string;
+  readonly url: string;
+  /** Event types delivered; empty: all the owner may read. */
+  readonly events: readonly string[];
+  /** `whsec_…`; during a rotation the previous secret signs too, until `previousUntil`. */
+  readonly secret: string;
+  readonly previousSecret?: string;
+  readonly previousUntil?: string;
+  readonly description?: string;
+  /** Who registered it: events reach it only when this caller may read their record. */
+  readonly ownerSubject: string;
+  readonly ownerRoles: readonly string[];
+  readonly createdAt: string;
+  readonly disabledAt?: string;
+  readonly disabledReason?: string;
+}
+
+export interface DeliveryAttempt {
+  readonly at: string;
+  readonly status?: number;
+  readonly durationMs: number;
+  readonly error?: string;
+}
+
+/** One event on its way to one endpoint, with every attempt made. */
+export interface Delivery {
+  readonly id: number;
+  readonly endpointId: string;
+  readonly eventId: string;
+  readonly state: 'pending' | 'delivered' | 'failed';
+  readonly attempts: number;
+  readonly nextAt?: string;
+  readonly createdAt: string;
+}
+
+export interface WebhookStore {
+  createEndpoint(e: WebhookEndpoint): Promise<void>;
+  getEndpoint(id: string): Promise<WebhookEndpoint | undefined>;
+  listEndpoints(ownerSubject?: string): Promise<WebhookEndpoint[]>;
+  updateEndpoint(id: string, changes: Partial<Omit<WebhookEndpoint, 'id' | 'createdAt'>>): Promise<void>;
+  deleteEndpoint(id: string): Promise<void>;
+  /** Live endpoints, for fan-out inside the event's transaction. */
+  liveEndpoints(): Promise<WebhookEndpoint[]>;
+  enqueue(endpointId: string, eventId: string, dueAt: string): Promise<void>;
+  /** Due pending deliveries, leased to `owner`; at most one per endpoint, none for an endpoint already leased. */
+  claimDue(now: Date, owner: string, leaseMs: number, limit: number): Promise<Delivery[]>;
+  /** Logs an attempt; `next` is the next try (pending) or the final state. */
+  recordAttempt(
+    id: number,
+    attempt: DeliveryAttempt,
+    next: { state: 'pending'; at: string } | { state: 'delivered' | 'failed' },
+  ): Promise<void>;
+  listDeliveries(endpointId: string, limit: number): Promise<Array<Delivery & { log: DeliveryAttempt[] }>>;
+  getDelivery(id: number): Promise<Delivery | undefined>;
+  /** Sends a delivery again (a failed one, by hand): pending, due now. */
+  retry(id: number, at: string): Promise<void>;
+}
+
 export interface DurabilityInfo {
   readonly backend: string;
   readonly journal: string;
@@ -195,6 +255,7 @@ export interface Store {
   readonly stateLog: StateLog;
   readonly apiKeys: ApiKeyStore;
   readonly events: EventLog;
+  readonly webhooks: WebhookStore;
   ping(): Promise<void>;
   durability(): DurabilityInfo;
   close(): Promise<void>;

@@ -44,6 +44,7 @@ export interface ServeOptions {
   allowDataLoss?: boolean;
   logLevel?: string;
   timerPollMs?: number;
+  webhookPollMs?: number;
 }
 
 /** Serves a plan on a real port over a SQLite file (temporary unless `dbPath` is given). */
@@ -55,6 +56,7 @@ export const servePlan = async (plan: Plan, opts: ServeOptions = {}): Promise<Se
     store,
     logLevel: opts.logLevel ?? process.env.NF_LOG ?? 'silent',
     ...(opts.timerPollMs !== undefined ? { timerPollMs: opts.timerPollMs } : {}),
+    ...(opts.webhookPollMs !== undefined ? { webhookPollMs: opts.webhookPollMs } : {}),
   });
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
   return {

@@ -1,6 +1,8 @@
 import type { Plan, ResourcePlan } from '../../plan/types.ts';
 import type { RuntimeContext, WriteEvent, WriteHook } from '../../runtime/context.ts';
+import type { StoredEvent } from '../../storage/index.ts';
 import { createRecordWriter, newEventId } from '../resources/record-io.ts';
+import { createEventFilter } from './visible.ts';
 
 /** Resources whose changes are events: `events.auto: true` (all) or a list of resource names. */
 export const autoEventResources = (plan: Plan): ReadonlySet<string> => {
@@ -19,10 +21,15 @@ const changedFields = (resource: ResourcePlan, before: Record<string, unknown>, 
  * transaction (hooks run there), so an event exists exactly when its change committed. The record is stored
  * whole (write-only fields left out); what a reader may see of it is decided when it is read.
  */
-export const outboxHook = (ctx: RuntimeContext): WriteHook | undefined => {
+export const outboxHook = (ctx: RuntimeContext, queued: () => void): WriteHook | undefined => {
   const resources = autoEventResources(ctx.plan);
   if (resources.size === 0) return undefined;
   const writers = new Map(ctx.plan.resources.map((r) => [r.name, createRecordWriter(r)]));
+  const fanOut = createFanOut(ctx, queued);
+  const append = async (e: Omit<StoredEvent, 'seq'>) => {
+    await ctx.store.events.append(e);
+    await fanOut(e);
+  };
   return async (event: WriteEvent) => {
     const { resource } = event;
     if (!resources.has(resource.name)) return;
@@ -31,14 +38,14 @@ export const outboxHook = (ctx: RuntimeContext): WriteHook | undefined => {
     const base = { id: newEventId(nowMs), time: new Date(nowMs).toISOString(), resource: resource.name };
     switch (event.kind) {
       case 'created':
-        return ctx.store.events.append({
+        return append({
           ...base,
           type: `${resource.name}.created`,
           recordId: event.after.id,
           data: { record: toApi(event.after), actor: event.actor },
         });
       case 'updated':
-        return ctx.store.events.append({
+        return append({
           ...base,
           type: `${resource.name}.updated`,
           recordId: event.after.id,
@@ -49,14 +56,14 @@ export const outboxHook = (ctx: RuntimeContext): WriteHook | undefined => {
           },
         });
       case 'deleted':
-        return ctx.store.events.append({
+        return append({
           ...base,
           type: `${resource.name}.deleted`,
           recordId: event.before.id,
           data: { record: toApi(event.before), actor: event.actor },
         });
       case 'transitioned':
-        return ctx.store.events.append({
+        return append({
           ...base,
           type: event.transition.event,
           recordId: event.after.id,
@@ -70,5 +77,26 @@ export const outboxHook = (ctx: RuntimeContext): WriteHook | undefined => {
           },
         });
     }
+  };
+};
+
+/**
+ * Queues one delivery per live webhook endpoint that subscribes to the event and whose owner may read its
+ * record, in the event's own transaction: a committed event always has its deliveries, a rolled-back one none.
+ */
+export const createFanOut = (ctx: RuntimeContext, queued: () => void) => {
+  const visible = createEventFilter(ctx);
+  return async (event: Omit<StoredEvent, 'seq'>) => {
+    const endpoints = await ctx.store.webhooks.liveEndpoints();
+    if (endpoints.length === 0) return;
+    let any = false;
+    for (const endpoint of endpoints) {
+      if (endpoint.events.length && !endpoint.events.includes(event.type)) continue;
+      const owner = { subject: endpoint.ownerSubject, roles: endpoint.ownerRoles, scheme: 'webhook', claims: {} };
+      if (!visible({ ...event, seq: 0 }, owner)) continue;
+      await ctx.store.webhooks.enqueue(endpoint.id, event.id, event.time);
+      any = true;
+    }
+    if (any) queued();
   };
 };

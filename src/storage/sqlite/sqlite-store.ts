@@ -9,6 +9,7 @@ import { sqliteIdempotency } from './idempotency.ts';
 import { buildListSql, cursorValues, type ListSql, listShapeKey } from './list-sql.ts';
 import { migrateSqlite } from './migrate.ts';
 import { sqliteStateLog } from './state-log.ts';
+import { sqliteWebhooks } from './webhooks.ts';
 
 export interface SqliteOptions {
   readonly path: string;
@@ -63,6 +64,7 @@ export class SqliteStore implements Store {
   readonly stateLog;
   readonly apiKeys;
   readonly events;
+  readonly webhooks;
 
   constructor(options: SqliteOptions) {
     this.#db = new Database(options.path, { timeout: options.busyTimeoutMs ?? 5000 });
@@ -74,6 +76,7 @@ export class SqliteStore implements Store {
     this.stateLog = sqliteStateLog(this.#db);
     this.apiKeys = sqliteApiKeys(this.#db);
     this.events = sqliteEventLog(this.#db, options.path);
+    this.webhooks = sqliteWebhooks(this.#db);
     this.#group = new GroupCommit(this.#db, (error) => {
       try {
         return translate(error, { name: '', fields: [] } as unknown as ResourcePlan);

@@ -1,0 +1,53 @@
+import { lookup } from 'node:dns/promises';
+import { BlockList, isIP } from 'node:net';
+
+/** Addresses a webhook must never reach: loopback, private, link-local (cloud metadata), unspecified, CGNAT. */
+const BLOCKED = new BlockList();
+for (const [net, prefix] of [
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.168.0.0', 16],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const)
+  BLOCKED.addSubnet(net, prefix, 'ipv4');
+for (const [net, prefix] of [
+  ['::', 128],
+  ['::1', 128],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['ff00::', 8],
+] as const)
+  BLOCKED.addSubnet(net, prefix, 'ipv6');
+
+export const isBlockedAddress = (address: string): boolean => {
+  const family = isIP(address);
+  if (family === 0) return true;
+  if (family === 6 && address.toLowerCase().startsWith('::ffff:')) return isBlockedAddress(address.slice(7));
+  return BLOCKED.check(address, family === 4 ? 'ipv4' : 'ipv6');
+};
+
+/** Why a receiver URL is refused, or undefined when it may be used (checked again at connect time). */
+export const targetProblem = async (text: string, allowPrivate: boolean): Promise<string | undefined> => {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return 'must be an absolute http(s) URL';
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'must be an http(s) URL';
+  if (url.username || url.password) return 'must not carry credentials';
+  if (allowPrivate) return undefined;
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  let addresses: string[];
+  try {
+    addresses = isIP(host) ? [host] : (await lookup(host, { all: true })).map((a) => a.address);
+  } catch {
+    return 'its host does not resolve';
+  }
+  return addresses.some(isBlockedAddress) ? 'points at a loopback, private or link-local address' : undefined;
+};
