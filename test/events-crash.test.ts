@@ -18,7 +18,7 @@ resources:
     fields: { n: { type: integer, required: true } }
 events:
   auto: true
-  webhooks: { retry: [100ms, 200ms, 400ms, 800ms, 1s, 1s, 1s], allowPrivateTargets: true }
+  webhooks: { retry: [100ms, 200ms, 400ms, 800ms, 1s, 1s, 1s], timeout: 2s, allowPrivateTargets: true }
 endpoints:
   Entry: { operations: [list, create] }
 `;
@@ -123,7 +123,7 @@ describe('events survive SIGKILL', () => {
 
     // Every event reaches the receiver (duplicates allowed, each under its own event id).
     const all = await (async () => {
-      for (let i = 0; i < 400; i++) {
+      for (let i = 0; i < 600; i++) {
         if (events.every((e) => received.has(e.id))) return true;
         await new Promise((ok) => setTimeout(ok, 50));
       }
@@ -134,5 +134,5 @@ describe('events survive SIGKILL', () => {
     server.kill('SIGTERM');
     await new Promise((ok) => server.once('exit', ok));
     hook.close();
-  }, 60_000);
+  }, 90_000);
 });

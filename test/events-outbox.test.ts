@@ -72,7 +72,8 @@ describe('the transactional outbox', () => {
     expect(events.map((e) => e.type)).toEqual(['Order.created', 'Order.updated', 'Order.placed']);
     expect(events[1]?.data.changed).toEqual(['note']);
     expect(events[2]?.data).toMatchObject({ transition: 'place', from: 'cart', to: 'placed', actor: 'staff' });
-    expect((events[2]?.data.record as { status: string }).status).toBe('placed');
+    const placedRecord = events[2]?.data.record as { status: string } | undefined;
+    expect(placedRecord?.status).toBe('placed');
     const one = await call(s.url, 'GET', `/events/${events[0]?.id}`, { headers: staff });
     expect(one.body).toEqual(events[0]);
   });

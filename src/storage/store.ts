@@ -153,7 +153,8 @@ export interface StoredEvent {
 
 /** The transactional outbox of events. Reads see committed events only. */
 export interface EventLog {
-  append(event: Omit<StoredEvent, 'seq'>): Promise<void>;
+  /** `dataJson`, when given, is `data` already serialised (the writer of the change has it at hand). */
+  append(event: Omit<StoredEvent, 'seq'> & { readonly dataJson?: string }): Promise<void>;
   /** Committed events after `afterSeq`, oldest first, optionally of some types only. */
   after(afterSeq: number, limit: number, types?: readonly string[]): Promise<StoredEvent[]>;
   get(id: string): Promise<StoredEvent | undefined>;
@@ -207,7 +208,7 @@ export interface WebhookStore {
   /** Live endpoints, for fan-out inside the event's transaction. */
   liveEndpoints(): Promise<WebhookEndpoint[]>;
   enqueue(endpointId: string, eventId: string, dueAt: string): Promise<void>;
-  /** Due pending deliveries, leased to `owner`; at most one per endpoint, none for an endpoint already leased. */
+  /** Due pending deliveries, oldest due first, leased to `owner` so that no other process sends them meanwhile. */
   claimDue(now: Date, owner: string, leaseMs: number, limit: number): Promise<Delivery[]>;
   /** Logs an attempt; `next` is the next try (pending) or the final state. */
   recordAttempt(

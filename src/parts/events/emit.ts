@@ -26,7 +26,8 @@ export const outboxHook = (ctx: RuntimeContext, queued: () => void): WriteHook |
   if (resources.size === 0) return undefined;
   const writers = new Map(ctx.plan.resources.map((r) => [r.name, createRecordWriter(r)]));
   const fanOut = createFanOut(ctx, queued);
-  const append = async (e: Omit<StoredEvent, 'seq'>) => {
+  const stringifyOf = (name: string) => (writers.get(name) as ReturnType<typeof createRecordWriter>).stringify;
+  const append = async (e: Omit<StoredEvent, 'seq'> & { dataJson?: string }) => {
     await ctx.store.events.append(e);
     await fanOut(e);
   };
@@ -37,13 +38,16 @@ export const outboxHook = (ctx: RuntimeContext, queued: () => void): WriteHook |
     const nowMs = ctx.now().getTime();
     const base = { id: newEventId(nowMs), time: new Date(nowMs).toISOString(), resource: resource.name };
     switch (event.kind) {
-      case 'created':
+      case 'created': {
+        const record = toApi(event.after);
         return append({
           ...base,
           type: `${resource.name}.created`,
           recordId: event.after.id,
-          data: { record: toApi(event.after), actor: event.actor },
+          data: { record, actor: event.actor },
+          dataJson: `{"record":${stringifyOf(resource.name)(record)},"actor":${JSON.stringify(event.actor)}}`,
         });
+      }
       case 'updated':
         return append({
           ...base,

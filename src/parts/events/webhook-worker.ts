@@ -12,6 +12,13 @@ import { createEventFilter } from './visible.ts';
 
 export const DEFAULT_RETRY = ['5s', '5m', '30m', '2h', '5h', '10h', '10h', '24h'];
 const MAX_RESPONSE_BYTES = 64 * 1024;
+/** Deliveries in flight at once per endpoint. */
+const PER_ENDPOINT = 8;
+/** Deliveries claimed (leased) at most at a time by one process. */
+const CLAIM = 64;
+/** A lease outlives one attempt by this much; claimed deliveries start at once, so it never runs out early. */
+const LEASE_SLACK_MS = 5_000;
+const MIN_POLL_MS = 5;
 
 interface Answer {
   readonly status?: number;
@@ -173,30 +180,68 @@ export const startWebhookWorker = (ctx: RuntimeContext, pollMs = 250) => {
     return finish(log, { state: 'pending', at: new Date(nowMs + wait).toISOString() });
   };
 
+  // Claimed deliveries wait here per endpoint; each endpoint runs at most PER_ENDPOINT at once, so one slow
+  // receiver holds up only its own queue.
+  const queues = new Map<string, Delivery[]>();
+  /** Deliveries this process holds (queued or running): a lease that ran out is not taken a second time. */
+  const held = new Set<number>();
+  const running = new Map<string, number>();
+  let queued = 0;
+
+  const pump = (endpointId: string) => {
+    const queue = queues.get(endpointId);
+    while (queue?.length && (running.get(endpointId) ?? 0) < PER_ENDPOINT) {
+      const delivery = queue.shift() as Delivery;
+      queued--;
+      running.set(endpointId, (running.get(endpointId) ?? 0) + 1);
+      const run = attempt(delivery)
+        .catch(() => undefined)
+        .finally(() => {
+          inFlight.delete(run);
+          held.delete(delivery.id);
+          running.set(endpointId, (running.get(endpointId) ?? 1) - 1);
+          pump(endpointId);
+          if (queued < CLAIM / 2) wake();
+        });
+      inFlight.add(run);
+    }
+    if (queue?.length === 0) queues.delete(endpointId);
+  };
+
+  let polling = false;
   const poll = async () => {
-    if (stopped) return;
+    timer = undefined;
+    if (stopped || polling) return;
+    polling = true;
+    let claimed = 0;
     try {
-      const due = await ctx.store.transaction(() =>
-        ctx.store.webhooks.claimDue(ctx.now(), owner, timeoutMs + 10_000, 32),
-      );
-      for (const delivery of due) {
-        const run = attempt(delivery)
-          .catch(() => undefined)
-          .finally(() => {
-            inFlight.delete(run);
-            wake();
-          });
-        inFlight.add(run);
+      if (queued + inFlight.size < CLAIM) {
+        const due = await ctx.store.transaction(() =>
+          ctx.store.webhooks.claimDue(ctx.now(), owner, timeoutMs + LEASE_SLACK_MS, CLAIM - queued - inFlight.size),
+        );
+        claimed = due.length;
+        for (const delivery of due) {
+          if (held.has(delivery.id)) continue;
+          held.add(delivery.id);
+          const queue = queues.get(delivery.endpointId) ?? [];
+          queue.push(delivery);
+          queues.set(delivery.endpointId, queue);
+          queued++;
+        }
+        for (const endpointId of new Set(due.map((d) => d.endpointId))) pump(endpointId);
       }
     } catch {
       // The database was busy or closing: the next poll tries again.
+    } finally {
+      polling = false;
     }
-    if (!stopped) timer = setTimeout(poll, pollMs);
+    // A full claim means more may be due: look again soon; otherwise at the regular pace.
+    if (!stopped && !timer) timer = setTimeout(poll, claimed === CLAIM ? MIN_POLL_MS : pollMs);
   };
   const wake = () => {
-    if (stopped) return;
+    if (stopped || polling) return;
     if (timer) clearTimeout(timer);
-    timer = setTimeout(poll, 0);
+    timer = setTimeout(poll, MIN_POLL_MS);
   };
   timer = setTimeout(poll, 0);
   return {

@@ -22,13 +22,14 @@ const toEvent = (r: EventRow): StoredEvent => ({
 });
 
 /**
- * The outbox: events are inserted on the writing connection, inside the transaction of their change, and read
+ * The outbox: `seq` is the rowid (events are never deleted from the top, so it only grows, in commit order:
+ * SQLite has one writer). Events are inserted on the writing connection, inside the transaction of their change, and read
  * on a second, read-only connection, which sees committed transactions only (a group-commit batch that is still
  * open, or one that rolls back, is never read).
  */
 export const sqliteEventLog = (db: Database.Database, path: string): EventLog & { close(): void } => {
   db.exec(`CREATE TABLE IF NOT EXISTS _ninefold_events (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, type TEXT NOT NULL, time TEXT NOT NULL,
+    seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, type TEXT NOT NULL, time TEXT NOT NULL,
     resource TEXT, record_id TEXT, data TEXT NOT NULL) STRICT`);
   const insert = db.prepare(
     'INSERT INTO _ninefold_events (id, type, time, resource, record_id, data) VALUES (?, ?, ?, ?, ?, ?)',
@@ -50,7 +51,7 @@ export const sqliteEventLog = (db: Database.Database, path: string): EventLog & 
   };
   return {
     async append(e) {
-      insert.run(e.id, e.type, e.time, e.resource ?? null, e.recordId ?? null, JSON.stringify(e.data));
+      insert.run(e.id, e.type, e.time, e.resource ?? null, e.recordId ?? null, e.dataJson ?? JSON.stringify(e.data));
     },
     async after(afterSeq, limit, types = []) {
       return (afterStatement(types.length).all(afterSeq, ...types, limit) as EventRow[]).map(toEvent);

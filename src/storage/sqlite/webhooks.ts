@@ -91,15 +91,11 @@ export const sqliteWebhooks = (db: Database): WebhookStore => {
   const enqueue = db.prepare(
     "INSERT INTO _ninefold_deliveries (endpoint_id, event_id, state, next_at, created_at) VALUES (?, ?, 'pending', ?, ?)",
   );
-  // The oldest due delivery of each endpoint that has none leased right now: one at a time per endpoint, so a
-  // slow receiver holds up only itself; a delivery waiting for its retry does not hold up newer ones.
-  const due = db.prepare(`SELECT d.* FROM _ninefold_deliveries d
-    WHERE d.state = 'pending' AND d.next_at <= ? AND (d.lease_until IS NULL OR d.lease_until <= ?)
-      AND d.id = (SELECT min(id) FROM _ninefold_deliveries p WHERE p.endpoint_id = d.endpoint_id
-        AND p.state = 'pending' AND p.next_at <= ?)
-      AND NOT EXISTS (SELECT 1 FROM _ninefold_deliveries l WHERE l.endpoint_id = d.endpoint_id
-        AND l.state = 'pending' AND l.lease_until > ?)
-    ORDER BY d.next_at LIMIT ?`);
+  // Due deliveries in the order they are due (index _ninefold_deliveries_due); the worker spreads them over
+  // endpoints and caps how many run at once per endpoint.
+  const due = db.prepare(`SELECT * FROM _ninefold_deliveries
+    WHERE state = 'pending' AND next_at <= ? AND (lease_until IS NULL OR lease_until <= ?)
+    ORDER BY next_at, id LIMIT ?`);
   const lease = db.prepare(
     'UPDATE _ninefold_deliveries SET lease_owner = ?, lease_until = ? WHERE id = ? AND (lease_until IS NULL OR lease_until <= ?)',
   );
@@ -117,8 +113,31 @@ export const sqliteWebhooks = (db: Database): WebhookStore => {
   const retry = db.prepare(
     "UPDATE _ninefold_deliveries SET state = 'pending', next_at = ?, lease_owner = NULL, lease_until = NULL WHERE id = ?",
   );
+  // Live endpoints are read for every event: cached until this store writes one or another connection commits
+  // (PRAGMA data_version, looked at once per turn of the event loop).
+  const dataVersion = db.prepare('PRAGMA data_version').pluck();
+  let live: WebhookEndpoint[] | undefined;
+  let seenVersion: unknown;
+  let checkedThisTurn = false;
+  const nextTurn = () => {
+    checkedThisTurn = false;
+  };
+  const fresh = () => {
+    if (checkedThisTurn) return;
+    checkedThisTurn = true;
+    setImmediate(nextTurn);
+    const version = dataVersion.get();
+    if (version !== seenVersion) {
+      seenVersion = version;
+      live = undefined;
+    }
+  };
+  const changed = () => {
+    live = undefined;
+  };
   return {
     async createEndpoint(e) {
+      changed();
       insertEndpoint.run(
         e.id,
         e.url,
@@ -139,6 +158,7 @@ export const sqliteWebhooks = (db: Database): WebhookStore => {
       return rows.map(toEndpoint);
     },
     async updateEndpoint(id, changes) {
+      changed();
       const entries = Object.entries(changes).filter(([k]) => COLUMNS[k]);
       if (!entries.length) return;
       const sets = entries.map(([k]) => `${COLUMNS[k]} = ?`).join(', ');
@@ -146,11 +166,14 @@ export const sqliteWebhooks = (db: Database): WebhookStore => {
       db.prepare(`UPDATE _ninefold_webhook_endpoints SET ${sets} WHERE id = ?`).run(...values, id);
     },
     async deleteEndpoint(id) {
+      changed();
       deleteDeliveries.run(id);
       deleteEndpoint.run(id);
     },
     async liveEndpoints() {
-      return (liveEndpoints.all() as EndpointRow[]).map(toEndpoint);
+      fresh();
+      live ??= (liveEndpoints.all() as EndpointRow[]).map(toEndpoint);
+      return live;
     },
     async enqueue(endpointId, eventId, dueAt) {
       enqueue.run(endpointId, eventId, dueAt, dueAt);
@@ -159,7 +182,7 @@ export const sqliteWebhooks = (db: Database): WebhookStore => {
       const at = now.toISOString();
       const until = new Date(now.getTime() + leaseMs).toISOString();
       const claimed: Delivery[] = [];
-      for (const row of due.all(at, at, at, at, limit) as DeliveryRow[]) {
+      for (const row of due.all(at, at, limit) as DeliveryRow[]) {
         if (lease.run(owner, until, row.id, at).changes === 1) claimed.push(toDelivery(row));
       }
       return claimed;
