@@ -27,7 +27,13 @@ const dir = mkdtempSync(join(tmpdir(), 'ninefold-crash-'));
 const spec = join(dir, 'service.yaml');
 const db = join(dir, 'crash.db');
 writeFileSync(spec, SPEC);
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+/** Every server this test started, killed at the end whatever happened (a failed run must not leave one behind). */
+const started = new Set<ChildProcess>();
+afterAll(() => {
+  for (const child of started) if (child.exitCode === null) child.kill('SIGKILL');
+  hook.close();
+  rmSync(dir, { recursive: true, force: true });
+});
 
 const received = new Map<string, number>();
 const hook = createServer((req, res) => {
@@ -47,6 +53,7 @@ const start = async (port: number): Promise<ChildProcess> => {
       stdio: 'ignore',
     },
   );
+  started.add(child);
   for (let i = 0; i < 200; i++) {
     try {
       if ((await fetch(`http://127.0.0.1:${port}/healthz`)).ok) return child;
@@ -133,6 +140,5 @@ describe('events survive SIGKILL', () => {
     expect([...received.keys()].every((id) => events.some((e) => e.id === id))).toBe(true);
     server.kill('SIGTERM');
     await new Promise((ok) => server.once('exit', ok));
-    hook.close();
   }, 90_000);
 });

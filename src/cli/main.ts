@@ -1,3 +1,4 @@
+import { asyncapiCommand } from './asyncapi.ts';
 import { checkCommand } from './check.ts';
 import type { Command } from './command.ts';
 import { docsCommand } from './docs.ts';
@@ -7,6 +8,7 @@ import { openapiCommand } from './openapi.ts';
 import { serveCommand } from './serve.ts';
 
 const COMMANDS: Record<string, Command> = {
+  asyncapi: asyncapiCommand,
   check: checkCommand,
   docs: docsCommand,
   init: initCommand,

@@ -2,6 +2,8 @@ import { applySecurity, securitySchemes } from '../parts/auth/openapi.ts';
 import { customComponents } from '../parts/endpoints/custom-openapi.ts';
 import { customPaths, endpointComponents, resourcePaths } from '../parts/endpoints/openapi.ts';
 import { errorComponents } from '../parts/errors/openapi.ts';
+import { eventDocs } from '../parts/events/event-schemas.ts';
+import { eventWebhooks } from '../parts/events/openapi.ts';
 import { emptyComponents, type OpenApiObject } from '../parts/openapi-model.ts';
 import { purposeInfo } from '../parts/purpose/openapi.ts';
 import { resourceComponents } from '../parts/resources/openapi.ts';
@@ -11,7 +13,7 @@ import type { Plan } from '../plan/types.ts';
 /**
  * The OpenAPI 3.1 document of a plan. Each part contributes: purpose the info, resources the record
  * schemas, endpoints the paths and shared parameters, errors the problem schema and error responses.
- * states one operation per transition and the history of each record.
+ * states one operation per transition and the history of each record, events the `webhooks` it sends.
  */
 export const buildOpenApi = (plan: Plan): Record<string, unknown> => {
   const components = emptyComponents();
@@ -32,6 +34,11 @@ export const buildOpenApi = (plan: Plan): Record<string, unknown> => {
   if (plan.resources.some((r) => r.states)) components.schemas.TransitionHistory = historySchema();
   for (const [path, item] of Object.entries(customPaths(plan))) paths[path] = { ...paths[path], ...item };
   applySecurity(plan, paths);
+  const pushed = eventWebhooks(plan, eventDocs(plan, new Set(Object.keys(components.schemas))));
+  if (pushed) {
+    Object.assign(components.schemas, pushed.schemas);
+    Object.assign(components.parameters, pushed.parameters);
+  }
   const schemes = securitySchemes(plan);
 
   const tags = [
@@ -45,6 +52,7 @@ export const buildOpenApi = (plan: Plan): Record<string, unknown> => {
     info: purposeInfo(plan),
     ...(tags.length ? { tags } : {}),
     paths,
+    ...(pushed ? { webhooks: pushed.webhooks } : {}),
     components: Object.keys(schemes).length ? { ...components, securitySchemes: schemes } : components,
   };
 };

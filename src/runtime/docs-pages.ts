@@ -1,11 +1,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { buildAsyncApi } from '../emit/asyncapi.ts';
 import { renderDocs } from '../emit/index.ts';
 import { buildOpenApi } from '../emit/openapi.ts';
 import type { Plan } from '../plan/types.ts';
 
 /**
- * /openapi.json, the API reference at /docs (Scalar, its script served from its npm package; no CDN,
- * no web fonts, no AI or MCP widgets) and the nine-part document at /docs/spec.
+ * /openapi.json, /asyncapi.json (the events), the API reference at /docs (Scalar, its script served from its
+ * npm package; no CDN, no web fonts, no AI or MCP widgets) and the nine-part document at /docs/spec.
  */
 export const registerDocsPages = async (
   app: FastifyInstance,
@@ -14,9 +15,13 @@ export const registerDocsPages = async (
 ) => {
   const document = buildOpenApi(plan);
   const text = JSON.stringify(document);
+  const asyncText = JSON.stringify(buildAsyncApi(plan));
   const specPage = renderDocs(plan, 'html');
   app.get('/openapi.json', guards.openapi ? { onRequest: guards.openapi } : {}, async (_request, reply) =>
     reply.type('application/json; charset=utf-8').send(text),
+  );
+  app.get('/asyncapi.json', guards.openapi ? { onRequest: guards.openapi } : {}, async (_request, reply) =>
+    reply.type('application/json; charset=utf-8').send(asyncText),
   );
   // The docs pages live in their own context, so that a guard (auth.public without docs) covers Scalar's routes.
   await app.register(async (docs) => {

@@ -135,7 +135,8 @@ export const DIAGNOSTIC_CODES = {
   'reserved-path': {
     severity: 'error',
     part: 'endpoints',
-    summary: 'An endpoint path is one the service serves itself (/docs, /openapi.json, /healthz, /readyz, /_ninefold).',
+    summary:
+      'An endpoint path is one the service serves itself (/docs, /openapi.json, /asyncapi.json, /healthz, /readyz, /_ninefold).',
   },
   'unknown-filter-field': {
     severity: 'error',

@@ -75,7 +75,7 @@ export const AuthSchema = Type.Object(
     public: Type.Optional(
       Type.Array(stringEnum(BUILT_IN_PAGES), {
         description:
-          'Built-in pages that stay public (default all): health (/healthz, /readyz), openapi (/openapi.json), docs (/docs, /docs/spec). The others need the default requirement.',
+          'Built-in pages that stay public (default all): health (/healthz, /readyz), openapi (/openapi.json, /asyncapi.json), docs (/docs, /docs/spec). The others need the default requirement.',
       }),
     ),
   },

@@ -74,7 +74,7 @@ const checkCollectionClashes = (ctx: CheckContext, resources: Map<string, Raw>):
  * First path segments the service serves itself at the root (docs pages, health); `_ninefold` (key admin) and,
  * when the spec has events, `events` also under a base path.
  */
-const ROOT_RESERVED = new Set(['docs', 'openapi.json', 'healthz', 'readyz']);
+const ROOT_RESERVED = new Set(['docs', 'openapi.json', 'asyncapi.json', 'healthz', 'readyz']);
 
 const checkRoutes = (ctx: CheckContext, shadowed: ReadonlySet<string>) => {
   const seen = new Map<string, string>();

@@ -12,16 +12,15 @@ import {
   table,
 } from '../docs-model.ts';
 import { fieldTable } from '../resources/field-docs.ts';
+import { autoEventsCover } from './event-names.ts';
 
 export const EVENTS_HEADING = 'Events';
 const NOT_SHOWN = 'Events, notifications and callbacks: not shown.';
 
 /** The resources whose changes emit events by themselves (`auto: true`, or the listed ones). */
 const autoResources = (plan: Plan): ResourcePlan[] => {
-  const auto = plan.spec.events?.auto;
-  if (auto === true) return [...plan.resources];
-  if (Array.isArray(auto)) return plan.resources.filter((r) => auto.includes(r.name));
-  return [];
+  const covers = autoEventsCover(plan.spec);
+  return plan.resources.filter((r) => covers(r.name));
 };
 
 /** Automatic events: created/updated/deleted, then one per distinct transition event. */
@@ -98,7 +97,7 @@ export const eventsDocs = (plan: Plan): DocSection => {
       heading(3, 'Stream'),
       paragraph(
         'Server-sent events at ',
-        code(`GET ${plan.service.basePath}${events.stream.path ?? '/events'}`),
+        code(`GET ${plan.service.basePath}${events.stream.path ?? '/events/stream'}`),
         '; a client resumes with ',
         code('Last-Event-ID'),
         events.stream.heartbeat ? `; a heartbeat every ${events.stream.heartbeat}.` : '.',

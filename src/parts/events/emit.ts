@@ -2,13 +2,13 @@ import type { Plan, ResourcePlan } from '../../plan/types.ts';
 import type { RuntimeContext, WriteEvent, WriteHook } from '../../runtime/context.ts';
 import type { StoredEvent } from '../../storage/index.ts';
 import { createRecordWriter, newEventId } from '../resources/record-io.ts';
+import { autoEventsCover } from './event-names.ts';
 import { createEventFilter } from './visible.ts';
 
 /** Resources whose changes are events: `events.auto: true` (all) or a list of resource names. */
 export const autoEventResources = (plan: Plan): ReadonlySet<string> => {
-  const auto = plan.spec.events?.auto;
-  if (auto === true) return new Set(plan.resources.map((r) => r.name));
-  return new Set(Array.isArray(auto) ? auto : []);
+  const covers = autoEventsCover(plan.spec);
+  return new Set(plan.resources.filter((r) => covers(r.name)).map((r) => r.name));
 };
 
 const changedFields = (resource: ResourcePlan, before: Record<string, unknown>, after: Record<string, unknown>) =>

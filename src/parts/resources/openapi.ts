@@ -14,9 +14,10 @@ export const resourceSchemaNames = (resource: ResourcePlan) => ({
 });
 
 /** The record schema with the plan's view of each field: the state field is read-only and set by transitions. */
-const documentedRecord = (resource: ResourcePlan): OpenApiObject => {
+const documentedRecord = (resource: ResourcePlan, exampleId: unknown): OpenApiObject => {
   const schema = recordSchema(resource, true);
   const properties = { ...(schema.properties as Record<string, OpenApiObject>) };
+  properties.id = { type: 'string', readOnly: true, examples: [exampleId] };
   properties.createdAt = { type: 'string', format: 'date-time', readOnly: true };
   properties.updatedAt = { type: 'string', format: 'date-time', readOnly: true };
   for (const f of resource.fields) {
@@ -25,6 +26,15 @@ const documentedRecord = (resource: ResourcePlan): OpenApiObject => {
     if (p && f.isState) properties[f.name] = { ...p, description: 'The state; changed only by transitions.' };
   }
   return { ...schema, properties, ...(resource.description ? { description: resource.description } : {}) };
+};
+
+/** The `<Resource>` component, a record as the API returns it, with an example: shared with the AsyncAPI document. */
+export const recordComponent = (
+  resource: ResourcePlan,
+  resources: ReadonlyMap<string, ResourcePlan>,
+): OpenApiObject => {
+  const example = exampleRecord(resource, resources);
+  return { ...documentedRecord(resource, example.id), examples: [example] };
 };
 
 /**
@@ -52,13 +62,8 @@ export const resourceComponents = (
   resources: ReadonlyMap<string, ResourcePlan>,
 ): Record<string, OpenApiObject> => {
   const names = resourceSchemaNames(resource);
-  const record = documentedRecord(resource);
   const example = exampleRecord(resource, resources);
-  (record.properties as Record<string, OpenApiObject>).id = {
-    type: 'string',
-    readOnly: true,
-    examples: [example.id],
-  };
+  const record = documentedRecord(resource, example.id);
   const out: Record<string, OpenApiObject> = {
     [names.record]: { ...record, examples: [example] },
     [names.create]: {
