@@ -24,8 +24,13 @@ export const registerDocsPages = async (
     reply.type('application/json; charset=utf-8').send(asyncText),
   );
   // The docs pages live in their own context, so that a guard (auth.public without docs) covers Scalar's routes.
+  // With a guard (auth.public without docs), the docs pages get their own context so the guard covers Scalar's
+  // routes. Without one they go on the root: the child context costs every other route about a tenth of its
+  // throughput (measured on GET by id).
+  const guard = guards.docs;
+  if (!guard) return registerReference(app, plan, document, specPage);
   await app.register(async (docs) => {
-    if (guards.docs) docs.addHook('onRequest', guards.docs);
+    docs.addHook('onRequest', guard);
     await registerReference(docs, plan, document, specPage);
   });
 };
