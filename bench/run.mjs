@@ -228,6 +228,15 @@ const ALL_LINES = [
     ref: 'nf-post',
     target: 0.85,
   },
+  {
+    key: 'nf-post-outbox',
+    server: 'nf',
+    ...POST,
+    port: 18205,
+    args: NF(18205, 'warn', EVENTS_SPEC),
+    label: 'ninefold POST /items + outbox, no webhook',
+    extra: true,
+  },
   { key: 'fx-post', server: 'fx', ...POST, port: 18196, args: FX, label: 'fastify+sqlite POST /items' },
   {
     key: 'js-post',

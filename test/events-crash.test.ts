@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
+import { eventId } from '../src/storage/event-ids.ts';
 
 // The crash test: while records are created, the server is killed with SIGKILL at random moments and started
 // again. Afterwards every committed record has its event, the receiver got every event at least once (retries
@@ -110,9 +111,11 @@ describe('events survive SIGKILL', () => {
       const conn = new Database(db, { readonly: true });
       try {
         const rows = conn.prepare('SELECT id, n FROM entry').all() as Array<{ id: string; n: number }>;
-        const events = conn
-          .prepare("SELECT id, record_id FROM _ninefold_events WHERE type = 'Entry.created'")
-          .all() as Array<{ id: string; record_id: string }>;
+        const events = (
+          conn
+            .prepare("SELECT seq, time, record_id FROM _ninefold_events WHERE type = 'Entry.created'")
+            .all() as Array<{ seq: number; time: string; record_id: string }>
+        ).map((e) => ({ id: eventId(e.seq, Date.parse(e.time)), record_id: e.record_id }));
         return { rows, events };
       } finally {
         conn.close();

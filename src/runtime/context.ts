@@ -29,7 +29,7 @@ export type WriteEvent =
  * Where parts attach to writes. Every hook runs inside the write's transaction, after the change:
  * if a hook throws, the change and everything the other hooks wrote roll back together.
  */
-export type WriteHook = (event: WriteEvent) => Promise<void>;
+export type WriteHook = (event: WriteEvent) => void | Promise<void>;
 
 /** What every compiled handler shares: the plan, the store, the validator factory and the clock. */
 export interface RuntimeContext {
@@ -45,7 +45,10 @@ export interface RuntimeContext {
 }
 
 export const runHooks = async (ctx: RuntimeContext, event: WriteEvent): Promise<void> => {
-  for (const hook of ctx.hooks) await hook(event);
+  for (const hook of ctx.hooks) {
+    const pending = hook(event);
+    if (pending) await pending;
+  }
 };
 
 /** A request as the parts see it, free of Fastify types. */

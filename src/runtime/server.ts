@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { LookupFunction } from 'node:net';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest, LogController } from 'fastify';
 import { createAccess } from '../parts/auth/access.ts';
 import { type AuthRequest, createAuthenticator } from '../parts/auth/authenticate.ts';
@@ -9,6 +10,12 @@ import { routeAccess } from '../parts/auth/route-access.ts';
 import type { BuiltInPage } from '../parts/auth/schema.ts';
 import { ApiError } from '../parts/errors/api-error.ts';
 import { createProblemRenderer } from '../parts/errors/runtime.ts';
+import {
+  callbackUrlHook,
+  ensureCallbackEndpoints,
+  hasCallbacks,
+  registerCallbackAdmin,
+} from '../parts/events/callbacks.ts';
 import { outboxHook } from '../parts/events/emit.ts';
 import { knownEventNames } from '../parts/events/event-names.ts';
 import { registerEventRoutes } from '../parts/events/runtime.ts';
@@ -33,8 +40,10 @@ export interface ServerOptions {
   readonly now?: () => Date;
   /** How often due timers are looked for (default 1 s). */
   readonly timerPollMs?: number;
-  /** How often due webhook deliveries are looked for (default 250 ms; new ones are looked for at once). */
+  /** How often due webhook retries are looked for (default 250 ms; new events are looked for at once). */
   readonly webhookPollMs?: number;
+  /** The resolver webhook deliveries connect through (tests stub DNS with it); node's by default. */
+  readonly lookup?: LookupFunction;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
@@ -84,9 +93,11 @@ export const createServer = async (plan: Plan, options: ServerOptions): Promise<
   const auth = createAuthenticator(plan, options.store, ctx.now, (message) => app.log.warn(message));
   ctx.hooks.push(timersOnCreate(ctx));
   let webhookWorker: ReturnType<typeof startWebhookWorker> | undefined;
-  // A delivery queued in a transaction is looked for right after that transaction's turn (it has committed).
-  const outbox = outboxHook(ctx, () => setTimeout(() => webhookWorker?.wake(), 1));
+  // New events are read by the delivery worker once their transaction has committed (the worker waits a moment).
+  const outbox = outboxHook(ctx, () => webhookWorker?.wake());
   if (outbox) ctx.hooks.push(outbox);
+  const callbackUrls = callbackUrlHook(ctx);
+  if (callbackUrls) ctx.hooks.push(callbackUrls);
   const machines = compileStateMachines(ctx, plan);
   const render = createProblemRenderer(plan.errors);
   const base = plan.service.basePath;
@@ -136,10 +147,21 @@ export const createServer = async (plan: Plan, options: ServerOptions): Promise<
     const identifyDefault = async (request: FastifyRequest) =>
       auth.enabled ? auth.authenticate(request as FastifyRequest & AuthRequest, defaultAccess) : undefined;
     registerEventRoutes(app, ctx, identifyDefault);
-    if (plan.spec.events?.webhooks?.enabled !== false) {
-      registerWebhookRoutes(app, ctx, identifyDefault);
+    const webhooks = plan.spec.events?.webhooks?.enabled !== false;
+    if (webhooks) registerWebhookRoutes(app, ctx, identifyDefault, () => webhookWorker?.refresh());
+    if (webhooks || hasCallbacks(plan)) {
+      if (hasCallbacks(plan)) registerCallbackAdmin(app, ctx, auth);
+      let served = 0;
+      app.server.on('request', () => {
+        served++;
+      });
       app.addHook('onReady', async () => {
-        webhookWorker = startWebhookWorker(ctx, options.webhookPollMs);
+        await ensureCallbackEndpoints(ctx);
+        webhookWorker = startWebhookWorker(ctx, {
+          ...(options.webhookPollMs !== undefined ? { pollMs: options.webhookPollMs } : {}),
+          ...(options.lookup ? { lookup: options.lookup } : {}),
+          requests: () => served,
+        });
       });
       app.addHook('onClose', async () => webhookWorker?.stop());
     }

@@ -4,6 +4,7 @@ export { SqliteStore } from './sqlite/sqlite-store.ts';
 export type {
   ApiKeyRecord,
   ApiKeyStore,
+  AttemptRecord,
   Condition,
   Delivery,
   DeliveryAttempt,
@@ -14,6 +15,7 @@ export type {
   ListQuery,
   ListResult,
   MigrationReport,
+  NewEvent,
   Row,
   StateLog,
   Store,

@@ -151,10 +151,21 @@ export interface StoredEvent {
   readonly data: Readonly<Record<string, unknown>>;
 }
 
+/** An event to append: its seq (and so its id) is given by the outbox. */
+export interface NewEvent {
+  readonly type: string;
+  readonly time: string;
+  readonly resource?: string;
+  readonly recordId?: string;
+  readonly data: Readonly<Record<string, unknown>>;
+  /** `data` already serialised (the writer of the change has it at hand). */
+  readonly dataJson?: string;
+}
+
 /** The transactional outbox of events. Reads see committed events only. */
 export interface EventLog {
-  /** `dataJson`, when given, is `data` already serialised (the writer of the change has it at hand). */
-  append(event: Omit<StoredEvent, 'seq'> & { readonly dataJson?: string }): Promise<void>;
+  /** Appends inside the current write transaction (synchronously where the backend can). */
+  append(event: NewEvent): void | Promise<void>;
   /** Committed events after `afterSeq`, oldest first, optionally of some types only. */
   after(afterSeq: number, limit: number, types?: readonly string[]): Promise<StoredEvent[]>;
   get(id: string): Promise<StoredEvent | undefined>;
@@ -162,9 +173,10 @@ export interface EventLog {
   lastSeq(): Promise<number>;
 }
 
-/** A registered webhook receiver. */
+/** A registered webhook receiver, or the callbacks of one resource (kind `callback`: the URL is in each record). */
 export interface WebhookEndpoint {
   readonly id: string;
+  readonly kind: 'webhook' | 'callback';
   readonly url: string;
   /** Event types delivered; empty: all the owner may read. */
   readonly events: readonly string[];
@@ -176,9 +188,15 @@ export interface WebhookEndpoint {
   /** Who registered it: events reach it only when this caller may read their record. */
   readonly ownerSubject: string;
   readonly ownerRoles: readonly string[];
+  /** The API version its payloads are rendered in (the versioning part's hook; undefined: the current one). */
+  readonly apiVersion?: string;
   readonly createdAt: string;
   readonly disabledAt?: string;
   readonly disabledReason?: string;
+  /** Outbox seq up to which every event was delivered, given up on or queued for retry. */
+  readonly cursor: number;
+  /** When the run of failed attempts now going on began (cleared by a success). */
+  readonly failingSince?: string;
 }
 
 export interface DeliveryAttempt {
@@ -193,29 +211,51 @@ export interface Delivery {
   readonly id: number;
   readonly endpointId: string;
   readonly eventId: string;
+  readonly eventSeq: number;
+  /** The receiver of a callback (the record's URL when the event happened); endpoints use their own URL. */
+  readonly url?: string;
   readonly state: 'pending' | 'delivered' | 'failed';
   readonly attempts: number;
   readonly nextAt?: string;
   readonly createdAt: string;
 }
 
+/** An attempt's outcome, saved with the attempt in one transaction. */
+export interface AttemptRecord {
+  /** The delivery row a retry belongs to; undefined for the first attempt, which creates the row. */
+  readonly deliveryId?: number;
+  readonly endpointId: string;
+  readonly eventId: string;
+  readonly eventSeq: number;
+  readonly url?: string;
+  readonly attempt: DeliveryAttempt;
+  readonly next: { state: 'pending'; at: string } | { state: 'delivered' | 'failed' };
+}
+
 export interface WebhookStore {
   createEndpoint(e: WebhookEndpoint): Promise<void>;
   getEndpoint(id: string): Promise<WebhookEndpoint | undefined>;
-  listEndpoints(ownerSubject?: string): Promise<WebhookEndpoint[]>;
-  updateEndpoint(id: string, changes: Partial<Omit<WebhookEndpoint, 'id' | 'createdAt'>>): Promise<void>;
-  deleteEndpoint(id: string): Promise<void>;
-  /** Live endpoints, for fan-out inside the event's transaction. */
-  liveEndpoints(): Promise<WebhookEndpoint[]>;
-  enqueue(endpointId: string, eventId: string, dueAt: string): Promise<void>;
-  /** Due pending deliveries, oldest due first, leased to `owner` so that no other process sends them meanwhile. */
-  claimDue(now: Date, owner: string, leaseMs: number, limit: number): Promise<Delivery[]>;
-  /** Logs an attempt; `next` is the next try (pending) or the final state. */
-  recordAttempt(
-    id: number,
-    attempt: DeliveryAttempt,
-    next: { state: 'pending'; at: string } | { state: 'delivered' | 'failed' },
+  /** The webhook endpoints of one owner (callbacks are never listed). */
+  listEndpoints(ownerSubject: string): Promise<WebhookEndpoint[]>;
+  updateEndpoint(
+    id: string,
+    changes: Partial<Omit<WebhookEndpoint, 'id' | 'kind' | 'createdAt' | 'cursor'>>,
   ): Promise<void>;
+  deleteEndpoint(id: string): Promise<void>;
+  /**
+   * Live endpoints this process consumes: the ones it already holds and the ones whose lease ran out,
+   * leased to `owner` until `until` (so two processes never read one endpoint's cursor at once).
+   */
+  leaseEndpoints(owner: string, now: string, until: string): Promise<WebhookEndpoint[]>;
+  releaseEndpoints(owner: string): Promise<void>;
+  /** Sets an endpoint's cursor, whoever holds it (re-enabling: resume from now). */
+  moveCursor(endpointId: string, seq: number): Promise<void>;
+  /** Moves an endpoint's cursor forward (never back), while `owner` holds it. */
+  advanceCursor(endpointId: string, owner: string, seq: number): Promise<void>;
+  /** Saves an attempt and its delivery's next state; the delivery's id. */
+  recordAttempt(record: AttemptRecord): Promise<number>;
+  /** Due retries, oldest due first, leased to `owner` so that no other process sends them meanwhile. */
+  claimDue(now: Date, owner: string, leaseMs: number, limit: number): Promise<Delivery[]>;
   listDeliveries(endpointId: string, limit: number): Promise<Array<Delivery & { log: DeliveryAttempt[] }>>;
   getDelivery(id: number): Promise<Delivery | undefined>;
   /** Sends a delivery again (a failed one, by hand): pending, due now. */

@@ -1,9 +1,8 @@
 import type { Plan, ResourcePlan } from '../../plan/types.ts';
 import type { RuntimeContext, WriteEvent, WriteHook } from '../../runtime/context.ts';
-import type { StoredEvent } from '../../storage/index.ts';
-import { createRecordWriter, newEventId } from '../resources/record-io.ts';
+import type { NewEvent } from '../../storage/index.ts';
+import { createRecordWriter } from '../resources/record-io.ts';
 import { autoEventsCover } from './event-names.ts';
-import { createEventFilter } from './visible.ts';
 
 /** Resources whose changes are events: `events.auto: true` (all) or a list of resource names. */
 export const autoEventResources = (plan: Plan): ReadonlySet<string> => {
@@ -17,62 +16,66 @@ const changedFields = (resource: ResourcePlan, before: Record<string, unknown>, 
     .map((f) => f.name);
 
 /**
- * The outbox hook: every change of a resource with events becomes an event row, written inside the change's own
- * transaction (hooks run there), so an event exists exactly when its change committed. The record is stored
- * whole (write-only fields left out); what a reader may see of it is decided when it is read.
+ * The outbox hook: every change of a resource with events becomes one event row, written inside the change's
+ * own transaction (hooks run there), so an event exists exactly when its change committed. Nothing else
+ * happens on the write path: webhook endpoints and callbacks read the outbox after commit, each from its own
+ * cursor. The record is stored whole (write-only fields left out); what a reader may see of it is decided
+ * when it is read. `appended` is told of every event (the delivery worker wakes on it).
  */
-export const outboxHook = (ctx: RuntimeContext, queued: () => void): WriteHook | undefined => {
+export const outboxHook = (ctx: RuntimeContext, appended: () => void): WriteHook | undefined => {
   const resources = autoEventResources(ctx.plan);
   if (resources.size === 0) return undefined;
   const writers = new Map(ctx.plan.resources.map((r) => [r.name, createRecordWriter(r)]));
-  const fanOut = createFanOut(ctx, queued);
-  const stringifyOf = (name: string) => (writers.get(name) as ReturnType<typeof createRecordWriter>).stringify;
-  const append = async (e: Omit<StoredEvent, 'seq'> & { dataJson?: string }) => {
-    await ctx.store.events.append(e);
-    await fanOut(e);
+  const append = (e: NewEvent) => {
+    const pending = ctx.store.events.append(e);
+    appended();
+    return pending;
   };
-  return async (event: WriteEvent) => {
+  return (event: WriteEvent) => {
     const { resource } = event;
     if (!resources.has(resource.name)) return;
-    const toApi = writers.get(resource.name)?.toApi ?? ((row) => row);
-    const nowMs = ctx.now().getTime();
-    const base = { id: newEventId(nowMs), time: new Date(nowMs).toISOString(), resource: resource.name };
+    const writer = writers.get(resource.name) as ReturnType<typeof createRecordWriter>;
+    const time = ctx.now().toISOString();
     switch (event.kind) {
       case 'created': {
-        const record = toApi(event.after);
+        const record = writer.toApi(event.after);
         return append({
-          ...base,
           type: `${resource.name}.created`,
+          time,
+          resource: resource.name,
           recordId: event.after.id,
           data: { record, actor: event.actor },
-          dataJson: `{"record":${stringifyOf(resource.name)(record)},"actor":${JSON.stringify(event.actor)}}`,
+          dataJson: `{"record":${writer.stringify(record)},"actor":${JSON.stringify(event.actor)}}`,
         });
       }
       case 'updated':
         return append({
-          ...base,
           type: `${resource.name}.updated`,
+          time,
+          resource: resource.name,
           recordId: event.after.id,
           data: {
-            record: toApi(event.after),
+            record: writer.toApi(event.after),
             changed: changedFields(resource, event.before, event.after),
             actor: event.actor,
           },
         });
       case 'deleted':
         return append({
-          ...base,
           type: `${resource.name}.deleted`,
+          time,
+          resource: resource.name,
           recordId: event.before.id,
-          data: { record: toApi(event.before), actor: event.actor },
+          data: { record: writer.toApi(event.before), actor: event.actor },
         });
       case 'transitioned':
         return append({
-          ...base,
           type: event.transition.event,
+          time,
+          resource: resource.name,
           recordId: event.after.id,
           data: {
-            record: toApi(event.after),
+            record: writer.toApi(event.after),
             transition: event.transition.name,
             from: event.before[resource.states?.field ?? ''],
             to: event.transition.to,
@@ -81,26 +84,5 @@ export const outboxHook = (ctx: RuntimeContext, queued: () => void): WriteHook |
           },
         });
     }
-  };
-};
-
-/**
- * Queues one delivery per live webhook endpoint that subscribes to the event and whose owner may read its
- * record, in the event's own transaction: a committed event always has its deliveries, a rolled-back one none.
- */
-export const createFanOut = (ctx: RuntimeContext, queued: () => void) => {
-  const visible = createEventFilter(ctx);
-  return async (event: Omit<StoredEvent, 'seq'>) => {
-    const endpoints = await ctx.store.webhooks.liveEndpoints();
-    if (endpoints.length === 0) return;
-    let any = false;
-    for (const endpoint of endpoints) {
-      if (endpoint.events.length && !endpoint.events.includes(event.type)) continue;
-      const owner = { subject: endpoint.ownerSubject, roles: endpoint.ownerRoles, scheme: 'webhook', claims: {} };
-      if (!visible({ ...event, seq: 0 }, owner)) continue;
-      await ctx.store.webhooks.enqueue(endpoint.id, event.id, event.time);
-      any = true;
-    }
-    if (any) queued();
   };
 };

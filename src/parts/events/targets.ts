@@ -31,8 +31,16 @@ export const isBlockedAddress = (address: string): boolean => {
   return BLOCKED.check(address, family === 4 ? 'ipv4' : 'ipv6');
 };
 
-/** Why a receiver URL is refused, or undefined when it may be used (checked again at connect time). */
-export const targetProblem = async (text: string, allowPrivate: boolean): Promise<string | undefined> => {
+export type Resolve = (host: string) => Promise<string[]>;
+
+const resolveAll: Resolve = async (host) => (await lookup(host, { all: true })).map((a) => a.address);
+
+/**
+ * What can be told of a receiver URL without DNS: not an http(s) URL, credentials in it, or (unless private
+ * targets are allowed) an address literal or a name that is loopback, private or link-local. Undefined: fine
+ * so far. WHATWG URL parsing turns decimal, hex and octal IPv4 forms into dotted quads first.
+ */
+export const staticTargetProblem = (text: string, allowPrivate: boolean): string | undefined => {
   let url: URL;
   try {
     url = new URL(text);
@@ -42,10 +50,25 @@ export const targetProblem = async (text: string, allowPrivate: boolean): Promis
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'must be an http(s) URL';
   if (url.username || url.password) return 'must not carry credentials';
   if (allowPrivate) return undefined;
-  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  if (host === 'localhost' || host.endsWith('.localhost') || (isIP(host) && isBlockedAddress(host)))
+    return 'points at a loopback, private or link-local address';
+  return undefined;
+};
+
+/** Why a receiver URL is refused, or undefined when it may be used (checked again at connect time). */
+export const targetProblem = async (
+  text: string,
+  allowPrivate: boolean,
+  resolve: Resolve = resolveAll,
+): Promise<string | undefined> => {
+  const problem = staticTargetProblem(text, allowPrivate);
+  if (problem || allowPrivate) return problem;
+  const host = new URL(text).hostname.replace(/^\[|\]$/g, '');
+  if (isIP(host)) return undefined;
   let addresses: string[];
   try {
-    addresses = isIP(host) ? [host] : (await lookup(host, { all: true })).map((a) => a.address);
+    addresses = await resolve(host);
   } catch {
     return 'its host does not resolve';
   }

@@ -27,7 +27,12 @@ const shown = (e: WebhookEndpoint) => ({
  * `/webhook-endpoints`: each caller registers, lists and manages its own receivers. Events reach an endpoint only
  * when its owner may read their record; the secret is shown on create and on rotation only.
  */
-export const registerWebhookRoutes = (app: FastifyInstance, ctx: RuntimeContext, identify: Identify) => {
+export const registerWebhookRoutes = (
+  app: FastifyInstance,
+  ctx: RuntimeContext,
+  identify: Identify,
+  changed: () => void,
+) => {
   const base = `${ctx.plan.service.basePath}/webhook-endpoints`;
   const known = new Set(knownEventNames(ctx.plan.spec));
   const offered = ctx.plan.spec.events?.webhooks?.events;
@@ -78,7 +83,7 @@ export const registerWebhookRoutes = (app: FastifyInstance, ctx: RuntimeContext,
     const principal = await identify(request);
     const { id } = request.params as { id: string };
     const endpoint = await ctx.store.webhooks.getEndpoint(id);
-    if (!endpoint || endpoint.ownerSubject !== (principal?.subject ?? '')) {
+    if (endpoint?.kind !== 'webhook' || endpoint.ownerSubject !== (principal?.subject ?? '')) {
       throw new ApiError('not_found', `No webhook endpoint ${id}.`);
     }
     return { principal, endpoint };
@@ -90,6 +95,9 @@ export const registerWebhookRoutes = (app: FastifyInstance, ctx: RuntimeContext,
     const nowMs = ctx.now().getTime();
     const endpoint: WebhookEndpoint = {
       id: `we_${newEventId(nowMs).slice(4)}`,
+      kind: 'webhook',
+      // Events from now on: the ones already in the outbox are there to read, not to be sent.
+      cursor: await ctx.store.events.lastSeq(),
       url: b.url as string,
       events: (b.events as string[] | undefined) ?? [],
       secret: newWebhookSecret(),
@@ -99,6 +107,7 @@ export const registerWebhookRoutes = (app: FastifyInstance, ctx: RuntimeContext,
       createdAt: new Date(nowMs).toISOString(),
     };
     await ctx.store.transaction(() => ctx.store.webhooks.createEndpoint(endpoint));
+    changed();
     return reply
       .code(201)
       .type(JSON_TYPE)
@@ -118,14 +127,21 @@ export const registerWebhookRoutes = (app: FastifyInstance, ctx: RuntimeContext,
       ...(typeof b.url === 'string' ? { url: b.url } : {}),
       ...(Array.isArray(b.events) ? { events: b.events as string[] } : {}),
       ...(typeof b.description === 'string' ? { description: b.description } : {}),
-      ...(b.disabled === false ? { disabledAt: undefined, disabledReason: undefined } : {}),
+      ...(b.disabled === false ? { disabledAt: undefined, disabledReason: undefined, failingSince: undefined } : {}),
     };
-    await ctx.store.transaction(() => ctx.store.webhooks.updateEndpoint(endpoint.id, changes));
+    // Re-enabled: deliveries resume with events from now on (those written meanwhile stay in GET /events).
+    const resumeAt = b.disabled === false && endpoint.disabledAt ? await ctx.store.events.lastSeq() : undefined;
+    await ctx.store.transaction(async () => {
+      await ctx.store.webhooks.updateEndpoint(endpoint.id, changes);
+      if (resumeAt !== undefined) await ctx.store.webhooks.moveCursor(endpoint.id, resumeAt);
+    });
+    changed();
     return reply.type(JSON_TYPE).send(shown((await ctx.store.webhooks.getEndpoint(endpoint.id)) as WebhookEndpoint));
   });
   app.delete(`${base}/:id`, async (request, reply) => {
     const { endpoint } = await own(request);
     await ctx.store.transaction(() => ctx.store.webhooks.deleteEndpoint(endpoint.id));
+    changed();
     return reply.code(204).send();
   });
   app.post(`${base}/:id/rotate-secret`, async (request, reply) => {

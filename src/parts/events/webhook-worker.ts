@@ -1,165 +1,173 @@
 import { randomUUID } from 'node:crypto';
-import { lookup as dnsLookup } from 'node:dns';
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import type { RuntimeContext } from '../../runtime/context.ts';
 import { parseDuration } from '../../spec/units.ts';
-import type { Delivery, DeliveryAttempt, WebhookEndpoint } from '../../storage/index.ts';
+import type { AttemptRecord, DeliveryAttempt, StoredEvent, WebhookEndpoint } from '../../storage/index.ts';
+import { createDeliveryPace } from './delivery-pace.ts';
+import { createPayloads } from './payloads.ts';
 import { signature } from './signing.ts';
-import { isBlockedAddress } from './targets.ts';
-import { createEventFilter } from './visible.ts';
+import { type Answer, createPoster } from './webhook-post.ts';
 
 export const DEFAULT_RETRY = ['5s', '5m', '30m', '2h', '5h', '10h', '10h', '24h'];
-const MAX_RESPONSE_BYTES = 64 * 1024;
-/** Deliveries in flight at once per endpoint. */
+/** Attempts in flight at once per endpoint (first tries and retries together). */
 const PER_ENDPOINT = 8;
-/** Deliveries claimed (leased) at most at a time by one process. */
-const CLAIM = 64;
-/** A lease outlives one attempt by this much; claimed deliveries start at once, so it never runs out early. */
+/** Events read ahead per endpoint. */
+const READ_AHEAD = 64;
+/** Endpoint leases: held this long, renewed (and endpoint settings re-read) this often. */
+const LEASE_MS = 10_000;
+const RENEW_MS = 2_000;
+/** A retry's lease outlives one attempt by this much. */
 const LEASE_SLACK_MS = 5_000;
-const MIN_POLL_MS = 5;
+const RETRIES_CLAIMED = 64;
 
-interface Answer {
-  readonly status?: number;
-  readonly retryAfterMs?: number;
-  readonly error?: string;
+export interface WorkerOptions {
+  /** How often due retries are looked for (new events are looked for as soon as they are written). */
+  readonly pollMs?: number;
+  /** The resolver used at connect time (tests stub DNS). */
+  readonly lookup?: LookupFunction;
+  /** Requests served so far: deliveries slow to a trickle while requests saturate the process. */
+  readonly requests?: () => number;
 }
 
-/** Refuses, at connect time, a host that now resolves to a blocked address (DNS rebinding). */
-const guardedLookup: LookupFunction = (hostname, options, callback) => {
-  dnsLookup(hostname, { ...options, all: false }, (error, address, family) => {
-    if (error) return callback(error, '', 0);
-    if (isBlockedAddress(String(address))) {
-      return callback(Object.assign(new Error('blocked address'), { code: 'EBLOCKED' }), '', 0);
-    }
-    callback(null, address as string, family as number);
-  });
+/** One attempt to make: a first try (from an endpoint's cursor) or a retry (from its delivery row). */
+interface Job {
+  readonly endpointId: string;
+  readonly event: StoredEvent;
+  readonly url: string;
+  readonly body: string;
+  readonly deliveryId?: number;
+  readonly attempts: number;
+}
+
+/** An endpoint this process consumes: its place in the outbox and what it has read ahead. */
+interface Feed {
+  endpoint: WebhookEndpoint;
+  /** Highest seq read from the outbox. */
+  scanned: number;
+  /** The cursor as stored. */
+  saved: number;
+  readonly ready: Job[];
+  /** Seqs of first tries in flight: the cursor stays below them until they are recorded. */
+  readonly inFlight: Set<number>;
+  reading: boolean;
+  /** The last read filled a page: there may be more. */
+  more: boolean;
+}
+
+/** Everything up to here has been sent, given up on, or queued for retry in a committed row. */
+const lowWater = (feed: Feed): number => {
+  let low = feed.ready.length ? (feed.ready[0] as Job).event.seq - 1 : feed.scanned;
+  for (const seq of feed.inFlight) low = Math.min(low, seq - 1);
+  return low;
 };
 
-/** One POST, no redirects followed, bounded in time and in how much of the answer is read. */
-const post = (
-  url: string,
-  headers: Record<string, string>,
-  body: string,
-  timeoutMs: number,
-  allowPrivate: boolean,
-): Promise<Answer> =>
-  new Promise((resolve) => {
-    let target: URL;
-    try {
-      target = new URL(url);
-    } catch {
-      return resolve({ error: 'invalid URL' });
-    }
-    const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
-    const req = send(
-      target,
-      {
-        method: 'POST',
-        headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
-        timeout: timeoutMs,
-        ...(allowPrivate ? {} : { lookup: guardedLookup }),
-      },
-      (res) => {
-        let read = 0;
-        res.on('data', (chunk: Buffer) => {
-          read += chunk.length;
-          if (read > MAX_RESPONSE_BYTES) res.destroy();
-        });
-        const retryAfter = res.headers['retry-after'];
-        const seconds = retryAfter === undefined ? Number.NaN : Number(retryAfter);
-        const date = retryAfter === undefined ? Number.NaN : Date.parse(retryAfter);
-        const retryAfterMs = Number.isFinite(seconds)
-          ? seconds * 1000
-          : Number.isFinite(date)
-            ? date - Date.now()
-            : undefined;
-        const done = () =>
-          resolve({ status: res.statusCode ?? 0, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) });
-        res.on('end', done);
-        res.on('close', done);
-        res.on('error', done);
-      },
-    );
-    req.on('timeout', () => req.destroy(Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' })));
-    req.on('error', (error: NodeJS.ErrnoException) =>
-      resolve({
-        error:
-          error.code === 'EBLOCKED'
-            ? 'blocked address'
-            : error.code === 'ETIMEDOUT'
-              ? 'timeout'
-              : (error.code ?? 'connection failed'),
-      }),
-    );
-    req.end(body);
-  });
-
 /**
- * Delivers queued webhook deliveries: due ones are leased (so two processes never send the same attempt at
- * once), sent one at a time per endpoint and in parallel across endpoints, signed the Standard Webhooks way
- * with a fresh timestamp per attempt and the same `webhook-id` on every attempt. 2xx delivers; 410 disables
- * the endpoint; anything else retries on the schedule (with ±10% jitter, or after Retry-After when the
- * receiver asks for longer); a delivery out of retries fails and disables its endpoint.
+ * Delivers events to webhook endpoints and callbacks, at least once. Nothing is queued on the write path:
+ * each endpoint keeps a cursor into the outbox, and this worker (holding a lease on the endpoint, so two
+ * processes never read one cursor) reads ahead from it, sends each event the endpoint may receive, and moves
+ * the cursor only past events whose outcome is committed: delivered, given up, or a retry row with its due
+ * time. A crash re-sends what was sent but not yet recorded, under the same `webhook-id`.
+ *
+ * Every attempt is signed the Standard Webhooks way with a fresh timestamp; 2xx delivers; 410 disables the
+ * endpoint; anything else retries on the schedule (±10% jitter, later if Retry-After asks for it); an
+ * endpoint whose attempts all failed for `disableAfter` (default 5 days) is disabled, and its owner sees why.
  */
-export const startWebhookWorker = (ctx: RuntimeContext, pollMs = 250) => {
+export const startWebhookWorker = (ctx: RuntimeContext, options: WorkerOptions = {}) => {
   const config = ctx.plan.spec.events?.webhooks ?? {};
   const schedule = (config.retry ?? DEFAULT_RETRY).map((d) => parseDuration(d) ?? 60_000);
   const timeoutMs = Math.min(parseDuration(config.timeout ?? '15s') ?? 15_000, 30_000);
-  const allowPrivate = config.allowPrivateTargets === true;
-  const visible = createEventFilter(ctx);
+  const disableAfterMs = parseDuration(config.disableAfter ?? '5d') ?? 5 * 86_400_000;
+  const poster = createPoster({
+    timeoutMs,
+    allowPrivate: config.allowPrivateTargets === true,
+    ...(options.lookup ? { lookup: options.lookup } : {}),
+  });
+  const payloadOf = createPayloads(ctx);
   const owner = `worker-${randomUUID()}`;
+  const feeds = new Map<string, Feed>();
+  const retries = new Map<string, Job[]>();
+  const running = new Map<string, number>();
+  const held = new Set<number>();
   const inFlight = new Set<Promise<void>>();
   let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
+  const pace = createDeliveryPace(options.requests ?? (() => 0), () => pumpAll());
 
-  const attempt = async (delivery: Delivery) => {
-    const endpoint = await ctx.store.webhooks.getEndpoint(delivery.endpointId);
-    const event = await ctx.store.events.get(delivery.eventId);
+  const transaction = (fn: () => Promise<unknown>) => ctx.store.transaction(fn).catch(() => undefined);
+
+  const record = async (job: Job, endpoint: WebhookEndpoint | undefined, log: DeliveryAttempt, answer?: Answer) => {
+    const nowMs = Date.parse(log.at);
+    let next: AttemptRecord['next'];
+    let disable: string | undefined;
+    const ok = answer?.status !== undefined && answer.status >= 200 && answer.status < 300;
+    if (ok) next = { state: 'delivered' };
+    else if (!answer) next = { state: 'failed' };
+    else if (answer.status === 410 && endpoint?.kind === 'webhook') {
+      next = { state: 'failed' };
+      disable = 'the receiver answered 410 Gone';
+    } else {
+      const delay = schedule[job.attempts];
+      if (delay === undefined) next = { state: 'failed' };
+      else {
+        const wait = Math.max(delay * (0.9 + Math.random() * 0.2), Math.min(answer.retryAfterMs ?? 0, 86_400_000));
+        next = { state: 'pending', at: new Date(nowMs + wait).toISOString() };
+      }
+    }
+    const failingSince = ok ? undefined : (endpoint?.failingSince ?? log.at);
+    if (!ok && !disable && endpoint?.kind === 'webhook' && nowMs - Date.parse(failingSince as string) >= disableAfterMs)
+      disable = `every delivery failed since ${failingSince} (last: ${answer?.status ?? answer?.error ?? log.error})`;
+    const feed = job.deliveryId === undefined ? feeds.get(job.endpointId) : undefined;
+    if (feed) feed.inFlight.delete(job.event.seq);
+    await transaction(async () => {
+      await ctx.store.webhooks.recordAttempt({
+        ...(job.deliveryId !== undefined ? { deliveryId: job.deliveryId } : {}),
+        endpointId: job.endpointId,
+        eventId: job.event.id,
+        eventSeq: job.event.seq,
+        ...(endpoint?.kind === 'callback' ? { url: job.url } : {}),
+        attempt: log,
+        next,
+      });
+      if (feed) await saveCursor(feed);
+      if (endpoint?.kind === 'webhook' && (endpoint.failingSince ?? undefined) !== failingSince)
+        await ctx.store.webhooks.updateEndpoint(endpoint.id, { failingSince });
+      if (disable && endpoint)
+        await ctx.store.webhooks.updateEndpoint(endpoint.id, { disabledAt: log.at, disabledReason: disable });
+    });
+  };
+
+  const saveCursor = async (feed: Feed) => {
+    const low = lowWater(feed);
+    if (low <= feed.saved) return;
+    feed.saved = low;
+    await ctx.store.webhooks.advanceCursor(feed.endpoint.id, owner, low);
+  };
+
+  const attempt = async (job: Job) => {
+    const endpoint = await ctx.store.webhooks.getEndpoint(job.endpointId);
     const nowMs = ctx.now().getTime();
     const at = new Date(nowMs).toISOString();
-    const finish = (
-      log: DeliveryAttempt,
-      next: Parameters<typeof ctx.store.webhooks.recordAttempt>[2],
-      disable?: string,
-    ) =>
-      ctx.store.transaction(async () => {
-        await ctx.store.webhooks.recordAttempt(delivery.id, log, next);
-        if (disable && endpoint)
-          await ctx.store.webhooks.updateEndpoint(endpoint.id, { disabledAt: at, disabledReason: disable });
-      });
-    if (!endpoint || endpoint.disabledAt || !event) {
-      return finish(
-        { at, durationMs: 0, error: endpoint?.disabledAt ? 'endpoint disabled' : 'endpoint or event gone' },
-        { state: 'failed' },
-      );
+    if (!endpoint || endpoint.disabledAt) {
+      // Given up: the endpoint was disabled or deleted meanwhile (a retry row says so; a first try leaves none).
+      if (job.deliveryId !== undefined) await record(job, endpoint, { at, durationMs: 0, error: 'endpoint disabled' });
+      else {
+        feeds.get(job.endpointId)?.inFlight.delete(job.event.seq);
+      }
+      return;
     }
-    const view = visible(event, {
-      subject: endpoint.ownerSubject,
-      roles: endpoint.ownerRoles,
-      scheme: 'webhook',
-      claims: {},
-    });
-    if (!view) return finish({ at, durationMs: 0, error: 'not visible to the endpoint owner' }, { state: 'failed' });
-    const body = JSON.stringify(view);
     const timestamp = Math.floor(nowMs / 1000);
-    const signatures = [signature(endpoint.secret, event.id, timestamp, body)];
-    if (endpoint.previousSecret && endpoint.previousUntil && Date.parse(endpoint.previousUntil) > nowMs) {
-      signatures.push(signature(endpoint.previousSecret, event.id, timestamp, body));
-    }
+    const signatures = [signature(endpoint.secret, job.event.id, timestamp, job.body)];
+    if (endpoint.previousSecret && endpoint.previousUntil && Date.parse(endpoint.previousUntil) > nowMs)
+      signatures.push(signature(endpoint.previousSecret, job.event.id, timestamp, job.body));
     const started = performance.now();
-    const answer = await post(
-      endpoint.url,
+    const answer = await poster.post(
+      job.url,
       {
-        'webhook-id': event.id,
+        'webhook-id': job.event.id,
         'webhook-timestamp': String(timestamp),
         'webhook-signature': signatures.join(' '),
         'user-agent': 'ninefold-webhooks',
       },
-      body,
-      timeoutMs,
-      allowPrivate,
+      job.body,
     );
     const log: DeliveryAttempt = {
       at,
@@ -167,91 +175,183 @@ export const startWebhookWorker = (ctx: RuntimeContext, pollMs = 250) => {
       ...(answer.status !== undefined ? { status: answer.status } : {}),
       ...(answer.error ? { error: answer.error } : {}),
     };
-    if (answer.status !== undefined && answer.status >= 200 && answer.status < 300) {
-      return finish(log, { state: 'delivered' });
-    }
-    if (answer.status === 410) return finish(log, { state: 'failed' }, 'the receiver answered 410 Gone');
-    const delay = schedule[delivery.attempts];
-    if (delay === undefined) {
-      return finish(log, { state: 'failed' }, `deliveries kept failing (last: ${answer.status ?? answer.error})`);
-    }
-    const jittered = delay * (0.9 + Math.random() * 0.2);
-    const wait = Math.max(jittered, Math.min(answer.retryAfterMs ?? 0, 24 * 3_600_000));
-    return finish(log, { state: 'pending', at: new Date(nowMs + wait).toISOString() });
+    await record(job, endpoint, log, answer);
   };
 
-  // Claimed deliveries wait here per endpoint; each endpoint runs at most PER_ENDPOINT at once, so one slow
-  // receiver holds up only its own queue.
-  const queues = new Map<string, Delivery[]>();
-  /** Deliveries this process holds (queued or running): a lease that ran out is not taken a second time. */
-  const held = new Set<number>();
-  const running = new Map<string, number>();
-  let queued = 0;
+  const start = (job: Job) => {
+    running.set(job.endpointId, (running.get(job.endpointId) ?? 0) + 1);
+    const run = attempt(job)
+      .catch(() => undefined)
+      .finally(() => {
+        inFlight.delete(run);
+        if (job.deliveryId !== undefined) held.delete(job.deliveryId);
+        running.set(job.endpointId, (running.get(job.endpointId) ?? 1) - 1);
+        pump(job.endpointId);
+      });
+    inFlight.add(run);
+  };
 
+  /** Starts what may start for one endpoint: its due retries first, then what its cursor read ahead. */
   const pump = (endpointId: string) => {
-    const queue = queues.get(endpointId);
-    while (queue?.length && (running.get(endpointId) ?? 0) < PER_ENDPOINT) {
-      const delivery = queue.shift() as Delivery;
-      queued--;
-      running.set(endpointId, (running.get(endpointId) ?? 0) + 1);
-      const run = attempt(delivery)
-        .catch(() => undefined)
-        .finally(() => {
-          inFlight.delete(run);
-          held.delete(delivery.id);
-          running.set(endpointId, (running.get(endpointId) ?? 1) - 1);
-          pump(endpointId);
-          if (queued < CLAIM / 2) wake();
-        });
-      inFlight.add(run);
+    if (stopped) return;
+    const queue = retries.get(endpointId);
+    const feed = feeds.get(endpointId);
+    while ((running.get(endpointId) ?? 0) < PER_ENDPOINT) {
+      const next = queue?.length ? queue : feed?.ready.length ? feed.ready : undefined;
+      if (!next || !pace.take()) break;
+      const job = next.shift() as Job;
+      if (job.deliveryId === undefined) feed?.inFlight.add(job.event.seq);
+      start(job);
     }
-    if (queue?.length === 0) queues.delete(endpointId);
+    if (queue?.length === 0) retries.delete(endpointId);
+    if (feed?.more && feed.ready.length < READ_AHEAD / 2) void read(feed);
+  };
+  const pumpAll = () => {
+    for (const id of new Set([...feeds.keys(), ...retries.keys()])) pump(id);
   };
 
-  let polling = false;
+  /** Reads the outbox past what this endpoint has seen, keeping what it may receive. */
+  const read = async (feed: Feed) => {
+    if (feed.reading || stopped) return;
+    feed.reading = true;
+    try {
+      const types = feed.endpoint.events;
+      const events = await ctx.store.events.after(feed.scanned, READ_AHEAD, types);
+      for (const event of events) {
+        feed.scanned = event.seq;
+        const out = payloadOf(feed.endpoint, event);
+        if (!out) continue;
+        if ('problem' in out) {
+          const at = ctx.now().toISOString();
+          await record({ endpointId: feed.endpoint.id, event, url: '', body: '', attempts: 0 }, feed.endpoint, {
+            at,
+            durationMs: 0,
+            error: out.problem,
+          });
+          continue;
+        }
+        feed.ready.push({ endpointId: feed.endpoint.id, event, url: out.url, body: out.body, attempts: 0 });
+      }
+      feed.more = events.length === READ_AHEAD;
+    } catch {
+      feed.more = false; // closing, or the database was busy: the next wake or poll reads again
+    } finally {
+      feed.reading = false;
+    }
+    if (feed.ready.length) pump(feed.endpoint.id);
+    else if (feed.more) setImmediate(() => void read(feed)); // a page this endpoint skipped entirely
+  };
+
+  /** Takes (or keeps) the leases of live endpoints and follows changes to their settings. */
+  const renew = async () => {
+    const nowMs = ctx.now().getTime();
+    let leased: WebhookEndpoint[] = [];
+    await transaction(async () => {
+      leased = await ctx.store.webhooks.leaseEndpoints(
+        owner,
+        new Date(nowMs).toISOString(),
+        new Date(nowMs + LEASE_MS).toISOString(),
+      );
+    });
+    const live = new Set<string>();
+    for (const endpoint of leased) {
+      live.add(endpoint.id);
+      const feed = feeds.get(endpoint.id);
+      if (!feed || endpoint.cursor > feed.saved) {
+        // New to this process, or moved on by hand (re-enabled: it resumes from then).
+        feeds.set(endpoint.id, {
+          endpoint,
+          scanned: endpoint.cursor,
+          saved: endpoint.cursor,
+          ready: [],
+          inFlight: feed?.inFlight ?? new Set(),
+          reading: false,
+          more: true,
+        });
+      } else feed.endpoint = endpoint;
+    }
+    for (const id of feeds.keys()) if (!live.has(id)) feeds.delete(id);
+  };
+
+  const claimRetries = async () => {
+    let claimed: Awaited<ReturnType<typeof ctx.store.webhooks.claimDue>> = [];
+    await transaction(async () => {
+      claimed = await ctx.store.webhooks.claimDue(ctx.now(), owner, timeoutMs + LEASE_SLACK_MS, RETRIES_CLAIMED);
+    });
+    for (const delivery of claimed) {
+      if (held.has(delivery.id)) continue;
+      const event = await ctx.store.events.get(delivery.eventId);
+      const endpoint = await ctx.store.webhooks.getEndpoint(delivery.endpointId);
+      const out = event && endpoint ? payloadOf(endpoint, event) : undefined;
+      const job: Job = {
+        endpointId: delivery.endpointId,
+        event: event ?? { seq: delivery.eventSeq, id: delivery.eventId, type: '', time: '', data: {} },
+        url: delivery.url ?? endpoint?.url ?? '',
+        body: out && !('problem' in out) ? out.body : '',
+        deliveryId: delivery.id,
+        attempts: delivery.attempts,
+      };
+      if (!out || 'problem' in out) {
+        // Nothing left to send: the event, the endpoint or the owner's right to read the record is gone.
+        const error = out && 'problem' in out ? out.problem : 'no longer deliverable';
+        await record(job, endpoint, { at: ctx.now().toISOString(), durationMs: 0, error });
+        continue;
+      }
+      held.add(delivery.id);
+      const queue = retries.get(job.endpointId) ?? [];
+      queue.push(job);
+      retries.set(job.endpointId, queue);
+    }
+    pumpAll();
+  };
+
+  let lastRenew = 0;
+  let timer: NodeJS.Timeout | undefined;
+  const pollMs = options.pollMs ?? 250;
   const poll = async () => {
     timer = undefined;
-    if (stopped || polling) return;
-    polling = true;
-    let claimed = 0;
-    try {
-      if (queued + inFlight.size < CLAIM) {
-        const due = await ctx.store.transaction(() =>
-          ctx.store.webhooks.claimDue(ctx.now(), owner, timeoutMs + LEASE_SLACK_MS, CLAIM - queued - inFlight.size),
-        );
-        claimed = due.length;
-        for (const delivery of due) {
-          if (held.has(delivery.id)) continue;
-          held.add(delivery.id);
-          const queue = queues.get(delivery.endpointId) ?? [];
-          queue.push(delivery);
-          queues.set(delivery.endpointId, queue);
-          queued++;
-        }
-        for (const endpointId of new Set(due.map((d) => d.endpointId))) pump(endpointId);
-      }
-    } catch {
-      // The database was busy or closing: the next poll tries again.
-    } finally {
-      polling = false;
+    if (stopped) return;
+    if (Date.now() - lastRenew >= RENEW_MS) {
+      lastRenew = Date.now();
+      await renew();
+      await transaction(async () => {
+        for (const feed of feeds.values()) await saveCursor(feed);
+      });
     }
-    // A full claim means more may be due: look again soon; otherwise at the regular pace.
-    if (!stopped && !timer) timer = setTimeout(poll, claimed === CLAIM ? MIN_POLL_MS : pollMs);
+    await claimRetries();
+    for (const feed of feeds.values()) void read(feed);
+    if (!stopped) timer = setTimeout(() => void poll(), pollMs);
   };
+  let waking: NodeJS.Timeout | undefined;
+  /** New events were written: read them once they are committed (the end of this turn of the event loop). */
   const wake = () => {
-    if (stopped || polling) return;
-    if (timer) clearTimeout(timer);
-    timer = setTimeout(poll, MIN_POLL_MS);
+    if (stopped || waking) return;
+    waking = setTimeout(() => {
+      waking = undefined;
+      for (const feed of feeds.values()) void read(feed);
+    }, 2);
   };
-  timer = setTimeout(poll, 0);
+  timer = setTimeout(() => void poll(), 0);
   return {
     wake,
+    /** Endpoints were added or changed: take them up now rather than at the next lease renewal. */
+    refresh() {
+      lastRenew = 0;
+      if (stopped || !timer) return;
+      clearTimeout(timer);
+      timer = setTimeout(() => void poll(), 0);
+    },
     async stop() {
       stopped = true;
+      pace.stop();
       if (timer) clearTimeout(timer);
+      if (waking) clearTimeout(waking);
       await Promise.allSettled([...inFlight]);
+      await transaction(async () => {
+        for (const feed of feeds.values()) await saveCursor(feed);
+        await ctx.store.webhooks.releaseEndpoints(owner);
+      });
+      poster.close();
     },
   };
 };
-
-export type WebhookEndpointView = Omit<WebhookEndpoint, 'secret' | 'previousSecret' | 'previousUntil' | 'ownerRoles'>;

@@ -25,9 +25,9 @@ export const scheduleTimers = async (
 };
 
 /** A new record enters its initial state: its timers start then. */
-export const timersOnCreate: (ctx: RuntimeContext) => WriteHook = (ctx) => async (event) => {
+export const timersOnCreate: (ctx: RuntimeContext) => WriteHook = (ctx) => (event) => {
   if (event.kind !== 'created' || !event.resource.states) return;
-  await scheduleTimers(ctx, event.resource, event.resource.states, event.after);
+  return scheduleTimers(ctx, event.resource, event.resource.states, event.after);
 };
 
 export type FireTimer = (timer: Timer) => Promise<void>;

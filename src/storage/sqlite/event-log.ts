@@ -1,9 +1,9 @@
 import Database from 'better-sqlite3';
+import { eventId, parseEventId } from '../event-ids.ts';
 import type { EventLog, StoredEvent } from '../store.ts';
 
 interface EventRow {
   seq: number;
-  id: string;
   type: string;
   time: string;
   resource: string | null;
@@ -13,7 +13,7 @@ interface EventRow {
 
 const toEvent = (r: EventRow): StoredEvent => ({
   seq: r.seq,
-  id: r.id,
+  id: eventId(r.seq, Date.parse(r.time)),
   type: r.type,
   time: r.time,
   ...(r.resource !== null ? { resource: r.resource } : {}),
@@ -21,18 +21,35 @@ const toEvent = (r: EventRow): StoredEvent => ({
   data: JSON.parse(r.data) as Record<string, unknown>,
 });
 
+const TABLE = `CREATE TABLE IF NOT EXISTS _ninefold_events (
+    seq INTEGER PRIMARY KEY, type TEXT NOT NULL, time TEXT NOT NULL,
+    resource TEXT, record_id TEXT, data TEXT NOT NULL) STRICT`;
+
+/** Outboxes written before ids were derived from seq kept an id column with its own index: copied over once. */
+const upgrade = (db: Database.Database) => {
+  const columns = db.prepare("SELECT name FROM pragma_table_info('_ninefold_events')").pluck().all() as string[];
+  if (!columns.includes('id')) return;
+  db.transaction(() => {
+    db.exec('ALTER TABLE _ninefold_events RENAME TO _ninefold_events_old');
+    db.exec(TABLE);
+    db.exec(`INSERT INTO _ninefold_events (seq, type, time, resource, record_id, data)
+      SELECT seq, type, time, resource, record_id, data FROM _ninefold_events_old ORDER BY seq`);
+    db.exec('DROP TABLE _ninefold_events_old');
+  })();
+};
+
 /**
- * The outbox: `seq` is the rowid (events are never deleted from the top, so it only grows, in commit order:
- * SQLite has one writer). Events are inserted on the writing connection, inside the transaction of their change, and read
- * on a second, read-only connection, which sees committed transactions only (a group-commit batch that is still
- * open, or one that rolls back, is never read).
+ * The outbox: `seq` is the rowid and the event's id is derived from it (event-ids.ts), so an event costs one
+ * b-tree insert. Events are never deleted from the top, so seq only grows, in commit order (SQLite has one
+ * writer). Events are inserted on the writing connection, inside the transaction of their change, and read
+ * on a second, read-only connection, which sees committed transactions only (a group-commit batch that is
+ * still open, or one that rolls back, is never read).
  */
 export const sqliteEventLog = (db: Database.Database, path: string): EventLog & { close(): void } => {
-  db.exec(`CREATE TABLE IF NOT EXISTS _ninefold_events (
-    seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, type TEXT NOT NULL, time TEXT NOT NULL,
-    resource TEXT, record_id TEXT, data TEXT NOT NULL) STRICT`);
+  upgrade(db);
+  db.exec(TABLE);
   const insert = db.prepare(
-    'INSERT INTO _ninefold_events (id, type, time, resource, record_id, data) VALUES (?, ?, ?, ?, ?, ?)',
+    'INSERT INTO _ninefold_events (type, time, resource, record_id, data) VALUES (?, ?, ?, ?, ?)',
   );
   let reader: Database.Database | undefined;
   const read = () => {
@@ -49,9 +66,11 @@ export const sqliteEventLog = (db: Database.Database, path: string): EventLog & 
     }
     return st;
   };
+  let bySeq: Database.Statement | undefined;
+  let last: Database.Statement | undefined;
   return {
-    async append(e) {
-      insert.run(e.id, e.type, e.time, e.resource ?? null, e.recordId ?? null, e.dataJson ?? JSON.stringify(e.data));
+    append(e) {
+      insert.run(e.type, e.time, e.resource ?? null, e.recordId ?? null, e.dataJson ?? JSON.stringify(e.data));
     },
     async after(afterSeq, limit, types = []) {
       return (afterStatement(types.length).all(afterSeq, ...types, limit) as EventRow[]).map(toEvent);
@@ -59,14 +78,20 @@ export const sqliteEventLog = (db: Database.Database, path: string): EventLog & 
     close() {
       reader?.close();
       reader = undefined;
+      bySeq = undefined;
+      last = undefined;
       statements.clear();
     },
     async lastSeq() {
-      return (read().prepare('SELECT coalesce(max(seq), 0) AS n FROM _ninefold_events').get() as { n: number }).n;
+      last ??= read().prepare('SELECT coalesce(max(seq), 0) FROM _ninefold_events').pluck();
+      return last.get() as number;
     },
     async get(id) {
-      const row = read().prepare('SELECT * FROM _ninefold_events WHERE id = ?').get(id) as EventRow | undefined;
-      return row ? toEvent(row) : undefined;
+      const named = parseEventId(id);
+      if (!named) return undefined;
+      bySeq ??= read().prepare('SELECT * FROM _ninefold_events WHERE seq = ?');
+      const row = bySeq.get(named.seq) as EventRow | undefined;
+      return row && Date.parse(row.time) === named.timeMs ? toEvent(row) : undefined;
     },
   };
 };

@@ -1,8 +1,9 @@
 import type { Database } from 'better-sqlite3';
-import type { Delivery, WebhookEndpoint, WebhookStore } from '../store.ts';
+import type { Delivery, DeliveryAttempt, WebhookEndpoint, WebhookStore } from '../store.ts';
 
 interface EndpointRow {
   id: string;
+  kind: WebhookEndpoint['kind'];
   url: string;
   events: string;
   secret: string;
@@ -11,15 +12,20 @@ interface EndpointRow {
   description: string | null;
   owner_subject: string;
   owner_roles: string;
+  api_version: string | null;
   created_at: string;
   disabled_at: string | null;
   disabled_reason: string | null;
+  cursor: number;
+  failing_since: string | null;
 }
 
 interface DeliveryRow {
   id: number;
   endpoint_id: string;
   event_id: string;
+  event_seq: number;
+  url: string | null;
   state: Delivery['state'];
   attempts: number;
   next_at: string | null;
@@ -28,6 +34,7 @@ interface DeliveryRow {
 
 const toEndpoint = (r: EndpointRow): WebhookEndpoint => ({
   id: r.id,
+  kind: r.kind,
   url: r.url,
   events: JSON.parse(r.events) as string[],
   secret: r.secret,
@@ -36,15 +43,20 @@ const toEndpoint = (r: EndpointRow): WebhookEndpoint => ({
   ...(r.description ? { description: r.description } : {}),
   ownerSubject: r.owner_subject,
   ownerRoles: JSON.parse(r.owner_roles) as string[],
+  ...(r.api_version ? { apiVersion: r.api_version } : {}),
   createdAt: r.created_at,
   ...(r.disabled_at ? { disabledAt: r.disabled_at } : {}),
   ...(r.disabled_reason ? { disabledReason: r.disabled_reason } : {}),
+  cursor: r.cursor,
+  ...(r.failing_since ? { failingSince: r.failing_since } : {}),
 });
 
 const toDelivery = (r: DeliveryRow): Delivery => ({
   id: r.id,
   endpointId: r.endpoint_id,
   eventId: r.event_id,
+  eventSeq: r.event_seq,
+  ...(r.url ? { url: r.url } : {}),
   state: r.state,
   attempts: r.attempts,
   ...(r.next_at ? { nextAt: r.next_at } : {}),
@@ -58,52 +70,87 @@ const COLUMNS: Record<string, string> = {
   previousSecret: 'previous_secret',
   previousUntil: 'previous_until',
   description: 'description',
+  apiVersion: 'api_version',
   disabledAt: 'disabled_at',
   disabledReason: 'disabled_reason',
+  failingSince: 'failing_since',
 };
 
-/** Webhook endpoints and their deliveries; deliveries are queued in the transaction of their event. */
-export const sqliteWebhooks = (db: Database): WebhookStore => {
-  db.exec(`CREATE TABLE IF NOT EXISTS _ninefold_webhook_endpoints (
-    id TEXT PRIMARY KEY, url TEXT NOT NULL, events TEXT NOT NULL, secret TEXT NOT NULL, previous_secret TEXT,
-    previous_until TEXT, description TEXT, owner_subject TEXT NOT NULL, owner_roles TEXT NOT NULL,
-    created_at TEXT NOT NULL, disabled_at TEXT, disabled_reason TEXT) STRICT;
+const SCHEMA = `CREATE TABLE IF NOT EXISTS _ninefold_webhook_endpoints (
+    id TEXT PRIMARY KEY, kind TEXT NOT NULL DEFAULT 'webhook', url TEXT NOT NULL, events TEXT NOT NULL,
+    secret TEXT NOT NULL, previous_secret TEXT, previous_until TEXT, description TEXT, owner_subject TEXT NOT NULL,
+    owner_roles TEXT NOT NULL, api_version TEXT, created_at TEXT NOT NULL, disabled_at TEXT, disabled_reason TEXT,
+    cursor INTEGER NOT NULL DEFAULT 0, failing_since TEXT, lease_owner TEXT, lease_until TEXT) STRICT;
   CREATE TABLE IF NOT EXISTS _ninefold_deliveries (
-    id INTEGER PRIMARY KEY AUTOINCREMENT, endpoint_id TEXT NOT NULL, event_id TEXT NOT NULL, state TEXT NOT NULL,
-    attempts INTEGER NOT NULL DEFAULT 0, next_at TEXT, lease_owner TEXT, lease_until TEXT, created_at TEXT NOT NULL) STRICT;
+    id INTEGER PRIMARY KEY AUTOINCREMENT, endpoint_id TEXT NOT NULL, event_id TEXT NOT NULL,
+    event_seq INTEGER NOT NULL DEFAULT 0, url TEXT, state TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0,
+    next_at TEXT, lease_owner TEXT, lease_until TEXT, created_at TEXT NOT NULL) STRICT;
   CREATE INDEX IF NOT EXISTS _ninefold_deliveries_due ON _ninefold_deliveries (state, next_at);
   CREATE INDEX IF NOT EXISTS _ninefold_deliveries_by_endpoint ON _ninefold_deliveries (endpoint_id, id);
   CREATE TABLE IF NOT EXISTS _ninefold_delivery_attempts (
     delivery_id INTEGER NOT NULL, at TEXT NOT NULL, status INTEGER, duration_ms INTEGER NOT NULL, error TEXT) STRICT;
-  CREATE INDEX IF NOT EXISTS _ninefold_delivery_attempts_by_delivery ON _ninefold_delivery_attempts (delivery_id);`);
+  CREATE INDEX IF NOT EXISTS _ninefold_delivery_attempts_by_delivery ON _ninefold_delivery_attempts (delivery_id);`;
+
+/** Columns added since the tables were first made: added in place to databases made before. */
+const ADDED: Array<[table: string, column: string, definition: string]> = [
+  ['_ninefold_webhook_endpoints', 'kind', "TEXT NOT NULL DEFAULT 'webhook'"],
+  ['_ninefold_webhook_endpoints', 'api_version', 'TEXT'],
+  ['_ninefold_webhook_endpoints', 'cursor', 'INTEGER NOT NULL DEFAULT 0'],
+  ['_ninefold_webhook_endpoints', 'failing_since', 'TEXT'],
+  ['_ninefold_webhook_endpoints', 'lease_owner', 'TEXT'],
+  ['_ninefold_webhook_endpoints', 'lease_until', 'TEXT'],
+  ['_ninefold_deliveries', 'event_seq', 'INTEGER NOT NULL DEFAULT 0'],
+  ['_ninefold_deliveries', 'url', 'TEXT'],
+];
+
+const upgrade = (db: Database) => {
+  for (const [table, column, definition] of ADDED) {
+    const have = db.prepare(`SELECT name FROM pragma_table_info('${table}')`).pluck().all() as string[];
+    if (!have.includes(column)) db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${definition}`);
+  }
+};
+
+/**
+ * Webhook endpoints (and the callbacks of each resource), their cursors into the outbox, and the deliveries
+ * made: a delivery row is written by the worker when it first tries an event, so the write path of a change
+ * never touches these tables.
+ */
+export const sqliteWebhooks = (db: Database): WebhookStore => {
+  db.exec(SCHEMA);
+  upgrade(db);
   const insertEndpoint = db.prepare(`INSERT INTO _ninefold_webhook_endpoints
-    (id, url, events, secret, description, owner_subject, owner_roles, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
+    (id, kind, url, events, secret, description, owner_subject, owner_roles, api_version, created_at, cursor)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const getEndpoint = db.prepare('SELECT * FROM _ninefold_webhook_endpoints WHERE id = ?');
-  const allEndpoints = db.prepare('SELECT * FROM _ninefold_webhook_endpoints ORDER BY created_at, id');
   const ownEndpoints = db.prepare(
-    'SELECT * FROM _ninefold_webhook_endpoints WHERE owner_subject = ? ORDER BY created_at, id',
+    "SELECT * FROM _ninefold_webhook_endpoints WHERE owner_subject = ? AND kind = 'webhook' ORDER BY created_at, id",
   );
-  const liveEndpoints = db.prepare('SELECT * FROM _ninefold_webhook_endpoints WHERE disabled_at IS NULL');
   const deleteEndpoint = db.prepare('DELETE FROM _ninefold_webhook_endpoints WHERE id = ?');
-  const deleteDeliveries = db.prepare(
+  const dropPending = db.prepare(
     "UPDATE _ninefold_deliveries SET state = 'failed', next_at = NULL WHERE endpoint_id = ? AND state = 'pending'",
   );
-  const enqueue = db.prepare(
-    "INSERT INTO _ninefold_deliveries (endpoint_id, event_id, state, next_at, created_at) VALUES (?, ?, 'pending', ?, ?)",
+  const lease = db.prepare(`UPDATE _ninefold_webhook_endpoints SET lease_owner = ?, lease_until = ?
+    WHERE disabled_at IS NULL AND (lease_owner = ? OR lease_until IS NULL OR lease_until <= ?) RETURNING *`);
+  const release = db.prepare(
+    'UPDATE _ninefold_webhook_endpoints SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = ?',
   );
-  // Due deliveries in the order they are due (index _ninefold_deliveries_due); the worker spreads them over
-  // endpoints and caps how many run at once per endpoint.
-  const due = db.prepare(`SELECT * FROM _ninefold_deliveries
-    WHERE state = 'pending' AND next_at <= ? AND (lease_until IS NULL OR lease_until <= ?)
-    ORDER BY next_at, id LIMIT ?`);
-  const lease = db.prepare(
-    'UPDATE _ninefold_deliveries SET lease_owner = ?, lease_until = ? WHERE id = ? AND (lease_until IS NULL OR lease_until <= ?)',
+  const advance = db.prepare(
+    'UPDATE _ninefold_webhook_endpoints SET cursor = ? WHERE id = ? AND lease_owner = ? AND cursor < ?',
+  );
+  const move = db.prepare('UPDATE _ninefold_webhook_endpoints SET cursor = ? WHERE id = ?');
+  const insertDelivery = db.prepare(`INSERT INTO _ninefold_deliveries
+    (endpoint_id, event_id, event_seq, url, state, attempts, next_at, created_at) VALUES (?, ?, ?, ?, ?, 1, ?, ?)`);
+  const updateDelivery = db.prepare(
+    'UPDATE _ninefold_deliveries SET attempts = attempts + 1, state = ?, next_at = ?, lease_owner = NULL, lease_until = NULL WHERE id = ?',
   );
   const logAttempt = db.prepare(
     'INSERT INTO _ninefold_delivery_attempts (delivery_id, at, status, duration_ms, error) VALUES (?, ?, ?, ?, ?)',
   );
-  const reschedule = db.prepare(
-    'UPDATE _ninefold_deliveries SET attempts = attempts + 1, state = ?, next_at = ?, lease_owner = NULL, lease_until = NULL WHERE id = ?',
+  const due = db.prepare(`SELECT * FROM _ninefold_deliveries
+    WHERE state = 'pending' AND next_at <= ? AND (lease_until IS NULL OR lease_until <= ?)
+    ORDER BY next_at, id LIMIT ?`);
+  const claim = db.prepare(
+    'UPDATE _ninefold_deliveries SET lease_owner = ?, lease_until = ? WHERE id = ? AND (lease_until IS NULL OR lease_until <= ?)',
   );
   const byEndpoint = db.prepare('SELECT * FROM _ninefold_deliveries WHERE endpoint_id = ? ORDER BY id DESC LIMIT ?');
   const attemptsOf = db.prepare(
@@ -113,40 +160,20 @@ export const sqliteWebhooks = (db: Database): WebhookStore => {
   const retry = db.prepare(
     "UPDATE _ninefold_deliveries SET state = 'pending', next_at = ?, lease_owner = NULL, lease_until = NULL WHERE id = ?",
   );
-  // Live endpoints are read for every event: cached until this store writes one or another connection commits
-  // (PRAGMA data_version, looked at once per turn of the event loop).
-  const dataVersion = db.prepare('PRAGMA data_version').pluck();
-  let live: WebhookEndpoint[] | undefined;
-  let seenVersion: unknown;
-  let checkedThisTurn = false;
-  const nextTurn = () => {
-    checkedThisTurn = false;
-  };
-  const fresh = () => {
-    if (checkedThisTurn) return;
-    checkedThisTurn = true;
-    setImmediate(nextTurn);
-    const version = dataVersion.get();
-    if (version !== seenVersion) {
-      seenVersion = version;
-      live = undefined;
-    }
-  };
-  const changed = () => {
-    live = undefined;
-  };
   return {
     async createEndpoint(e) {
-      changed();
       insertEndpoint.run(
         e.id,
+        e.kind,
         e.url,
         JSON.stringify(e.events),
         e.secret,
         e.description ?? null,
         e.ownerSubject,
         JSON.stringify(e.ownerRoles),
+        e.apiVersion ?? null,
         e.createdAt,
+        e.cursor,
       );
     },
     async getEndpoint(id) {
@@ -154,11 +181,9 @@ export const sqliteWebhooks = (db: Database): WebhookStore => {
       return row ? toEndpoint(row) : undefined;
     },
     async listEndpoints(owner) {
-      const rows = (owner === undefined ? allEndpoints.all() : ownEndpoints.all(owner)) as EndpointRow[];
-      return rows.map(toEndpoint);
+      return (ownEndpoints.all(owner) as EndpointRow[]).map(toEndpoint);
     },
     async updateEndpoint(id, changes) {
-      changed();
       const entries = Object.entries(changes).filter(([k]) => COLUMNS[k]);
       if (!entries.length) return;
       const sets = entries.map(([k]) => `${COLUMNS[k]} = ?`).join(', ');
@@ -166,30 +191,42 @@ export const sqliteWebhooks = (db: Database): WebhookStore => {
       db.prepare(`UPDATE _ninefold_webhook_endpoints SET ${sets} WHERE id = ?`).run(...values, id);
     },
     async deleteEndpoint(id) {
-      changed();
-      deleteDeliveries.run(id);
+      dropPending.run(id);
       deleteEndpoint.run(id);
     },
-    async liveEndpoints() {
-      fresh();
-      live ??= (liveEndpoints.all() as EndpointRow[]).map(toEndpoint);
-      return live;
+    async leaseEndpoints(owner, now, until) {
+      return (lease.all(owner, until, owner, now) as EndpointRow[]).map(toEndpoint);
     },
-    async enqueue(endpointId, eventId, dueAt) {
-      enqueue.run(endpointId, eventId, dueAt, dueAt);
+    async releaseEndpoints(owner) {
+      release.run(owner);
+    },
+    async moveCursor(endpointId, seq) {
+      move.run(seq, endpointId);
+    },
+    async advanceCursor(endpointId, owner, seq) {
+      advance.run(seq, endpointId, owner, seq);
+    },
+    async recordAttempt(r) {
+      const nextAt = r.next.state === 'pending' ? r.next.at : null;
+      let id = r.deliveryId;
+      if (id === undefined) {
+        id = Number(
+          insertDelivery.run(r.endpointId, r.eventId, r.eventSeq, r.url ?? null, r.next.state, nextAt, r.attempt.at)
+            .lastInsertRowid,
+        );
+      } else updateDelivery.run(r.next.state, nextAt, id);
+      const a = r.attempt;
+      logAttempt.run(id, a.at, a.status ?? null, Math.round(a.durationMs), a.error ?? null);
+      return id;
     },
     async claimDue(now, owner, leaseMs, limit) {
       const at = now.toISOString();
       const until = new Date(now.getTime() + leaseMs).toISOString();
       const claimed: Delivery[] = [];
       for (const row of due.all(at, at, limit) as DeliveryRow[]) {
-        if (lease.run(owner, until, row.id, at).changes === 1) claimed.push(toDelivery(row));
+        if (claim.run(owner, until, row.id, at).changes === 1) claimed.push(toDelivery(row));
       }
       return claimed;
-    },
-    async recordAttempt(id, attempt, next) {
-      logAttempt.run(id, attempt.at, attempt.status ?? null, Math.round(attempt.durationMs), attempt.error ?? null);
-      reschedule.run(next.state, next.state === 'pending' ? next.at : null, id);
     },
     async listDeliveries(endpointId, limit) {
       return (byEndpoint.all(endpointId, limit) as DeliveryRow[]).map((row) => ({
@@ -201,12 +238,14 @@ export const sqliteWebhooks = (db: Database): WebhookStore => {
             duration_ms: number;
             error: string | null;
           }>
-        ).map((a) => ({
-          at: a.at,
-          ...(a.status !== null ? { status: a.status } : {}),
-          durationMs: a.duration_ms,
-          ...(a.error !== null ? { error: a.error } : {}),
-        })),
+        ).map(
+          (a): DeliveryAttempt => ({
+            at: a.at,
+            ...(a.status !== null ? { status: a.status } : {}),
+            durationMs: a.duration_ms,
+            ...(a.error !== null ? { error: a.error } : {}),
+          }),
+        ),
       }));
     },
     async getDelivery(id) {

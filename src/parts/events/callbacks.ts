@@ -1,0 +1,102 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Plan } from '../../plan/types.ts';
+import type { RuntimeContext, WriteHook } from '../../runtime/context.ts';
+import type { Authenticator, AuthRequest } from '../auth/authenticate.ts';
+import { KEY_ADMIN_ROLE } from '../auth/key-admin.ts';
+import { ApiError } from '../errors/api-error.ts';
+import { newWebhookSecret } from './signing.ts';
+import { staticTargetProblem } from './targets.ts';
+
+/** The owner subject of callback consumers: no caller can have it, so no caller ever sees them as its endpoints. */
+const CALLBACK_OWNER = '\u0000callbacks';
+const SECRET_ENV = 'NINEFOLD_CALLBACK_SECRET';
+
+export const hasCallbacks = (plan: Plan): boolean => Object.keys(plan.spec.events?.callbacks ?? {}).length > 0;
+export const callbackEndpointId = (resource: string): string => `cb_${resource}`;
+
+/**
+ * A callback URL is checked when it is written: not an http(s) URL, credentials in it, or an address that is
+ * loopback, private or link-local (unless the spec allows private targets) answer 422 and nothing is stored.
+ * What a name resolves to is checked at connect time, as for webhooks.
+ */
+export const callbackUrlHook = (ctx: RuntimeContext): WriteHook | undefined => {
+  const fields = new Map(Object.entries(ctx.plan.spec.events?.callbacks ?? {}).map(([r, c]) => [r, c.field]));
+  if (fields.size === 0) return undefined;
+  const allowPrivate = ctx.plan.spec.events?.webhooks?.allowPrivateTargets === true;
+  return (event) => {
+    if (event.kind !== 'created' && event.kind !== 'updated') return;
+    const field = fields.get(event.resource.name);
+    const url = field ? event.after[field] : undefined;
+    if (!field || typeof url !== 'string' || (event.kind === 'updated' && event.before[field] === url)) return;
+    const problem = staticTargetProblem(url, allowPrivate);
+    if (problem)
+      throw new ApiError('validation_failed', '1 field(s) failed validation.', [
+        { pointer: `#/${field}`, code: 'forbidden_target', message: `${field} ${problem}` },
+      ]);
+  };
+};
+
+/**
+ * Each resource with callbacks has one consumer of the outbox (an endpoint row of kind `callback`, whose URL
+ * is in each record). Made on first start with a cursor at the end of the outbox; its events follow the spec.
+ * Its signing secret is NINEFOLD_CALLBACK_SECRET when set, else one generated and kept in the database.
+ */
+export const ensureCallbackEndpoints = async (ctx: RuntimeContext): Promise<void> => {
+  const fromEnv = process.env[SECRET_ENV];
+  for (const [resource, callback] of Object.entries(ctx.plan.spec.events?.callbacks ?? {})) {
+    const id = callbackEndpointId(resource);
+    const existing = await ctx.store.webhooks.getEndpoint(id);
+    const cursor = await ctx.store.events.lastSeq();
+    await ctx.store.transaction(async () => {
+      if (!existing) {
+        await ctx.store.webhooks.createEndpoint({
+          id,
+          kind: 'callback',
+          url: '',
+          events: callback.events,
+          secret: fromEnv ?? newWebhookSecret(),
+          ownerSubject: CALLBACK_OWNER,
+          ownerRoles: [],
+          createdAt: ctx.now().toISOString(),
+          cursor,
+        });
+      } else {
+        await ctx.store.webhooks.updateEndpoint(id, {
+          events: callback.events,
+          ...(fromEnv && fromEnv !== existing.secret ? { secret: fromEnv } : {}),
+        });
+      }
+    });
+  }
+};
+
+/**
+ * `GET /_ninefold/callbacks` (role admin): per resource, the field, the events, the signing secret to give
+ * receivers, and the last 100 deliveries with every attempt.
+ */
+export const registerCallbackAdmin = (app: FastifyInstance, ctx: RuntimeContext, auth: Authenticator) => {
+  if (!auth.enabled) return;
+  const onRequest = async (request: FastifyRequest) => {
+    const principal = await auth.authenticate(request as FastifyRequest & AuthRequest, {
+      kind: 'any',
+      schemes: auth.schemes,
+    });
+    if (!principal?.roles.includes(KEY_ADMIN_ROLE))
+      throw new ApiError('forbidden', `Callbacks are managed with the ${KEY_ADMIN_ROLE} role.`);
+  };
+  app.get(`${ctx.plan.service.basePath}/_ninefold/callbacks`, { onRequest }, async (_request, reply) => {
+    const data = [];
+    for (const [resource, callback] of Object.entries(ctx.plan.spec.events?.callbacks ?? {})) {
+      const id = callbackEndpointId(resource);
+      const endpoint = await ctx.store.webhooks.getEndpoint(id);
+      data.push({
+        resource,
+        field: callback.field,
+        events: callback.events,
+        secret: endpoint?.secret ?? null,
+        deliveries: await ctx.store.webhooks.listDeliveries(id, 100),
+      });
+    }
+    return reply.type('application/json; charset=utf-8').send({ data });
+  });
+};

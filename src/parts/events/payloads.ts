@@ -1,0 +1,60 @@
+import type { RuntimeContext } from '../../runtime/context.ts';
+import type { Row, StoredEvent, WebhookEndpoint } from '../../storage/index.ts';
+import type { Principal } from '../auth/principal.ts';
+import { staticTargetProblem } from './targets.ts';
+import { createEventFilter, type EventView } from './visible.ts';
+
+/** What one event becomes for one receiver: the exact bytes to sign and send, and where to. */
+export interface Outgoing {
+  readonly url: string;
+  readonly body: string;
+}
+
+/**
+ * The versioning part's hook: a payload rendered in the API version the endpoint is pinned to. Ninefold
+ * serves one version today, so every version renders the current shape.
+ */
+export const renderInVersion = (view: EventView, _apiVersion: string | undefined): EventView => view;
+
+/**
+ * Renders events for a webhook endpoint or a callback:
+ * - a webhook endpoint gets an event only when its owner may read the record, with the owner's hidden
+ *   fields left out (the same view `GET /events` gives that owner);
+ * - a callback goes to the URL held in the record as it was when the event happened, with the fields hidden
+ *   from a caller without roles left out; a record without a usable URL has no callback.
+ * Undefined: nothing to send, or `problem` when there was something but it cannot go.
+ */
+export const createPayloads = (ctx: RuntimeContext) => {
+  const visible = createEventFilter(ctx);
+  const callbackField = new Map(Object.entries(ctx.plan.spec.events?.callbacks ?? {}).map(([r, c]) => [r, c.field]));
+  const allowPrivate = ctx.plan.spec.events?.webhooks?.allowPrivateTargets === true;
+  const noRoles: Principal = { subject: '', roles: [], scheme: 'callback', claims: {} };
+
+  const forCallback = (endpoint: WebhookEndpoint, event: StoredEvent): Outgoing | { problem: string } | undefined => {
+    const resource = event.resource ? ctx.plan.resourcesByName.get(event.resource) : undefined;
+    const field = resource ? callbackField.get(resource.name) : undefined;
+    const record = event.data.record as Row | undefined;
+    const url = field && record ? record[field] : undefined;
+    if (!resource || typeof url !== 'string' || url === '') return undefined;
+    const problem = staticTargetProblem(url, allowPrivate);
+    if (problem) return { problem: `callback URL ${problem}` };
+    const hidden = ctx.access.hiddenFields(resource, noRoles);
+    const shown: Record<string, unknown> = { ...record };
+    for (const name of hidden) delete shown[name];
+    const view = { id: event.id, type: event.type, time: event.time, data: { ...event.data, record: shown } };
+    return { url, body: JSON.stringify(renderInVersion(view, endpoint.apiVersion)) };
+  };
+
+  return (endpoint: WebhookEndpoint, event: StoredEvent): Outgoing | { problem: string } | undefined => {
+    if (endpoint.kind === 'callback') return forCallback(endpoint, event);
+    if (endpoint.events.length && !endpoint.events.includes(event.type)) return undefined;
+    const owner: Principal = {
+      subject: endpoint.ownerSubject,
+      roles: endpoint.ownerRoles,
+      scheme: 'webhook',
+      claims: {},
+    };
+    const view = visible(event, owner);
+    return view ? { url: endpoint.url, body: JSON.stringify(renderInVersion(view, endpoint.apiVersion)) } : undefined;
+  };
+};
