@@ -44,8 +44,13 @@ export const BUILT_IN_ERRORS = {
   number_out_of_range: { status: 422, title: 'A number is outside the range the field can hold exactly' },
   use_transition_endpoint: { status: 422, title: 'The state field changes only through its transition endpoints' },
   transition_guard_failed: { status: 422, title: 'The transition guard does not hold for this record' },
+  invalid_webhook_url: {
+    status: 422,
+    title: 'The URL cannot receive webhooks (not http(s), or a loopback, private, link-local or metadata address)',
+  },
   idempotency_key_reused: { status: 422, title: 'The Idempotency-Key was used with a different request' },
   too_many_requests: { status: 429, title: 'Too many requests; retry after the time given' },
+  too_many_streams: { status: 429, title: 'The caller has as many event streams open as it may' },
   request_header_fields_too_large: { status: 431, title: 'The request headers are too large' },
   internal: { status: 500, title: 'Internal error' },
   busy: { status: 503, title: 'The service is busy; retry shortly' },

@@ -30,7 +30,7 @@ export const callbackUrlHook = (ctx: RuntimeContext): WriteHook | undefined => {
     if (!field || typeof url !== 'string' || (event.kind === 'updated' && event.before[field] === url)) return;
     const problem = staticTargetProblem(url, allowPrivate);
     if (problem)
-      throw new ApiError('validation_failed', '1 field(s) failed validation.', [
+      throw new ApiError('invalid_webhook_url', `${field} ${problem}`, [
         { pointer: `#/${field}`, code: 'forbidden_target', message: `${field} ${problem}` },
       ]);
   };

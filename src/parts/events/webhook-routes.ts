@@ -74,6 +74,8 @@ export const registerWebhookRoutes = (
         code: 'invalid_enum',
         message: 'disabled may only be set to false (re-enable)',
       });
+    const target = problems.find((p) => p.code === 'forbidden_target');
+    if (target) throw new ApiError('invalid_webhook_url', target.message, problems);
     if (problems.length)
       throw new ApiError('validation_failed', `${problems.length} field(s) failed validation.`, problems);
     return b;

@@ -212,7 +212,7 @@ export const startWebhookWorker = (ctx: RuntimeContext, options: WorkerOptions =
 
   /** Reads the outbox past what this endpoint has seen, keeping what it may receive. */
   const read = async (feed: Feed) => {
-    if (feed.reading || stopped) return;
+    if (feed.reading || stopped || feed.ready.length >= READ_AHEAD) return;
     feed.reading = true;
     try {
       const types = feed.endpoint.events;
