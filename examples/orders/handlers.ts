@@ -26,8 +26,8 @@ export interface HandlerContext {
   };
   /** Ends the request with a catalogued error (built-in or from `errors.catalogue`). */
   fail(code: string, detail?: string): never;
-  /** Emits a declared event; absent until the events runtime lands. */
-  emit?(event: string, payload: Readonly<Record<string, unknown>>): Promise<void>;
+  /** Writes a declared event (`events.declared`), in this request's transaction. */
+  emit(event: string, payload: Readonly<Record<string, unknown>>): Promise<void>;
 }
 
 const OPEN_STATES = ['cart', 'placed', 'paid', 'shipped'];
@@ -68,6 +68,6 @@ export const requestRefund = async (ctx: HandlerContext) => {
   }
   const body = (ctx.body ?? {}) as { reason?: unknown };
   const reason = typeof body.reason === 'string' ? body.reason : undefined;
-  await ctx.emit?.('Order.refundRequested', { order: order.id, ...(reason ? { reason } : {}) });
+  await ctx.emit('Order.refundRequested', { order: order.id, ...(reason ? { reason } : {}) });
   return { order: order.id, status: 'refund-requested' };
 };

@@ -1,6 +1,7 @@
 import type { RouteKind } from '../parts/auth/route-access.ts';
 import { compileCustomHandler } from '../parts/endpoints/custom-runtime.ts';
 import { compileListHandler } from '../parts/endpoints/list-runtime.ts';
+import type { EmitDeclared } from '../parts/events/declared.ts';
 import { compileRecordHandlers } from '../parts/resources/runtime.ts';
 import type { StateRoute } from '../parts/states/runtime.ts';
 import type { Plan } from '../plan/types.ts';
@@ -25,6 +26,7 @@ export const compileRoutes = async (
   ctx: RuntimeContext,
   plan: Plan,
   stateRoutes: readonly StateRoute[],
+  emit: EmitDeclared,
 ): Promise<CompiledRoute[]> => {
   const routes: CompiledRoute[] = [];
   for (const resource of plan.resources) {
@@ -55,7 +57,7 @@ export const compileRoutes = async (
       path: endpoint.path,
       operation: endpoint.name,
       kind: { action: endpoint.name, custom: true },
-      handler: await compileCustomHandler(ctx, endpoint),
+      handler: await compileCustomHandler(ctx, endpoint, emit),
       unsafe: endpoint.method !== 'GET',
     });
   }

@@ -16,6 +16,7 @@ import {
   hasCallbacks,
   registerCallbackAdmin,
 } from '../parts/events/callbacks.ts';
+import { declaredEmitter } from '../parts/events/declared.ts';
 import { outboxHook } from '../parts/events/emit.ts';
 import { knownEventNames } from '../parts/events/event-names.ts';
 import { registerEventRoutes } from '../parts/events/runtime.ts';
@@ -95,6 +96,7 @@ export const createServer = async (plan: Plan, options: ServerOptions): Promise<
   let webhookWorker: ReturnType<typeof startWebhookWorker> | undefined;
   // New events are read by the delivery worker once their transaction has committed (the worker waits a moment).
   const outbox = outboxHook(ctx, () => webhookWorker?.wake());
+  const emitDeclared = declaredEmitter(ctx, () => webhookWorker?.wake());
   if (outbox) ctx.hooks.push(outbox);
   const callbackUrls = callbackUrlHook(ctx);
   if (callbackUrls) ctx.hooks.push(callbackUrls);
@@ -167,7 +169,7 @@ export const createServer = async (plan: Plan, options: ServerOptions): Promise<
     }
   }
   const methodsByPath = new Map<string, Set<Method>>();
-  for (const route of await compileRoutes(ctx, plan, machines.routes)) {
+  for (const route of await compileRoutes(ctx, plan, machines.routes, emitDeclared)) {
     const url = toFastifyPath(`${base}${route.path}`);
     const run = route.unsafe ? withTransaction(ctx, route.handler, route.method) : undefined;
     const { access, roles } = routeAccess(plan, route.kind);

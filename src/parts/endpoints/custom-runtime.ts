@@ -5,6 +5,7 @@ import { compileBodyValidator } from '../../runtime/validator.ts';
 import { importModule } from '../../spec/load.ts';
 import { ANONYMOUS, type Principal } from '../auth/principal.ts';
 import { ApiError } from '../errors/api-error.ts';
+import type { EmitDeclared } from '../events/declared.ts';
 import { objectSchema } from '../resources/json-schema.ts';
 import { coerceQuery } from './coerce-query.ts';
 
@@ -20,12 +21,21 @@ export interface CustomContext {
   readonly principal: Principal;
   /** Fails the request with a catalogued error code. */
   fail(code: string, detail?: string): never;
+  /**
+   * Writes an event declared under `events.declared`, whose payload must have the declared shape. In a POST,
+   * PUT, PATCH or DELETE handler it commits or rolls back with the handler's writes.
+   */
+  emit(type: string, payload: Readonly<Record<string, unknown>>): Promise<void>;
 }
 
 export type CustomHandler = (ctx: CustomContext) => unknown | Promise<unknown>;
 
 /** Loads the handler module named by the spec and wraps it with request and response validation. */
-export const compileCustomHandler = async (ctx: RuntimeContext, endpoint: CustomEndpointPlan): Promise<Handler> => {
+export const compileCustomHandler = async (
+  ctx: RuntimeContext,
+  endpoint: CustomEndpointPlan,
+  emit: EmitDeclared,
+): Promise<Handler> => {
   const mod = await importModule(resolve(ctx.plan.dir, endpoint.handler.module));
   const fn = mod[endpoint.handler.export];
   if (typeof fn !== 'function')
@@ -64,6 +74,7 @@ export const compileCustomHandler = async (ctx: RuntimeContext, endpoint: Custom
       caller: input.caller,
       principal: input.principal ?? ANONYMOUS,
       fail,
+      emit,
     });
     if (validateResponse && !validateResponse(result)) {
       throw new Error(`custom endpoint ${endpoint.name} returned a response that does not match its declared shape`);

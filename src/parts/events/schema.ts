@@ -3,7 +3,16 @@ import { namedRecord } from '../../spec/named-record.ts';
 import { FieldsSchema } from '../resources/field-schema.ts';
 
 export const DeclaredEventSchema = Type.Object(
-  { description: Type.Optional(Type.String()), payload: Type.Optional(FieldsSchema) },
+  {
+    description: Type.Optional(Type.String()),
+    payload: Type.Optional(FieldsSchema),
+    roles: Type.Optional(
+      Type.Array(Type.String(), {
+        description:
+          'Who sees it on the event log, the stream and webhooks: callers with one of these roles (default everyone).',
+      }),
+    ),
+  },
   { additionalProperties: false },
 );
 

@@ -13,13 +13,20 @@ export interface EventView {
 /**
  * What of an event this caller may see: nothing when the record it is about is one the caller may not read
  * (as the record was when the event happened), else the event with the caller's hidden fields left out.
- * Declared events, which carry no record, are shown to every caller of the events endpoints.
+ * Declared events, which carry no record, are shown to every caller of the events endpoints, or only to
+ * callers with one of the roles the declaration names.
  */
 export const createEventFilter = (ctx: RuntimeContext) => {
+  const declaredRoles = new Map(
+    Object.entries(ctx.plan.spec.events?.declared ?? {}).flatMap(([type, e]) => (e.roles ? [[type, e.roles]] : [])),
+  );
   return (event: StoredEvent, principal: Principal | undefined): EventView | undefined => {
     const resource = event.resource ? ctx.plan.resourcesByName.get(event.resource) : undefined;
     const view = { id: event.id, type: event.type, time: event.time, data: { ...event.data } };
-    if (!resource) return view;
+    if (!resource) {
+      const roles = declaredRoles.get(event.type);
+      return !roles || principal?.roles.some((r) => roles.includes(r)) ? view : undefined;
+    }
     const record = event.data.record as Row | undefined;
     if (record && !ctx.access.canRead(resource, principal, record)) return undefined;
     const hidden = ctx.access.hiddenFields(resource, principal);
