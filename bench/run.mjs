@@ -298,6 +298,55 @@ const LINES = ALL_LINES.filter((l) => wanted.includes(l.key));
 const TARGET = { get: 0.8, post: 0.7, list: 0.8, transition: 0.7 };
 const JS_FACTOR = 3;
 
+// ------------------------------------------------------------------ webhook delivery figures (POST + 1 webhook line)
+const receiverStats = async () => (await fetch(`http://127.0.0.1:${RECEIVER_PORT}/stats`)).json();
+const resetReceiver = async () => void (await fetch(`http://127.0.0.1:${RECEIVER_PORT}/reset`, { method: 'POST' }));
+const subscribe = async (port, path) => {
+  const made = await fetch(`http://127.0.0.1:${port}/webhook-endpoints`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ url: `http://127.0.0.1:${RECEIVER_PORT}${path}` }),
+  });
+  if (made.status !== 201) throw new Error(`webhook endpoint not created: ${made.status} ${await made.text()}`);
+  return (await made.json()).id;
+};
+const DRAIN_S = Number(env.DRAIN ?? 5);
+const PACED_RATE = Number(env.PACED_RATE ?? 1000);
+const PACED_S = Number(env.PACED ?? 5);
+/**
+ * Three figures, after the saturating POST run: (1) deliveries made while creates ran flat out (the API has the
+ * process; deliveries trickle); (2) the drain rate once the load stops (the backlog delivered for DRAIN seconds,
+ * as fast as the receiver answers); (3) commit-to-receipt latency at a steady PACED_RATE creates/s (well below
+ * saturation) on a fresh endpoint, the backlogged one deleted first.
+ */
+const measureDeliveries = async (line, endpointId) => {
+  const out = {};
+  const during = await receiverStats();
+  out.delivered = during.count;
+  out.p50 = during.p50;
+  out.p99latency = during.p99;
+  await resetReceiver();
+  await sleep(DRAIN_S * 1000);
+  const drained = await receiverStats();
+  out.drainRate = drained.last > drained.first ? drained.count / ((drained.last - drained.first) / 1000) : Number.NaN;
+  await fetch(`http://127.0.0.1:${line.port}/webhook-endpoints/${endpointId}`, { method: 'DELETE' });
+  await subscribe(line.port, '/paced');
+  await sleep(2500); // the worker takes the endpoint up at its next lease renewal at the latest
+  await resetReceiver();
+  const [cmd, argv] = pinned(CLIENT_CPU, process.execPath, [
+    join(BENCH, 'paced.mjs'),
+    `http://127.0.0.1:${line.port}/items`,
+    String(PACED_RATE),
+    String(PACED_S),
+    POST_BODY,
+  ]);
+  const paced = JSON.parse(execFileSync(cmd, argv, { encoding: 'utf8' }));
+  await sleep(1000);
+  const steady = await receiverStats();
+  out.paced = { ...paced, received: steady.count, p50: steady.p50, p99: steady.p99 };
+  return out;
+};
+
 // ------------------------------------------------------------------ server + load helpers
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const ready = async (url, child) => {
@@ -431,24 +480,14 @@ for (let round = 1; round <= ROUNDS; round++) {
       ids = join(WORK, 'data/ids-int.txt');
     }
     let receiver;
+    let endpointId;
     if (line.webhook) {
-      const [cmd, argv] = pinned(CLIENT_CPU, process.execPath, [
-        join(BENCH, 'receiver.mjs'),
-        String(RECEIVER_PORT),
-        join(dir, 'receiver.json'),
-      ]);
+      const [cmd, argv] = pinned(CLIENT_CPU, process.execPath, [join(BENCH, 'receiver.mjs'), String(RECEIVER_PORT)]);
       receiver = spawn(cmd, argv, { stdio: 'ignore' });
       await sleep(300);
     }
     current = await startServer(line, dir, db);
-    if (line.webhook) {
-      const made = await fetch(`http://127.0.0.1:${line.port}/webhook-endpoints`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ url: `http://127.0.0.1:${RECEIVER_PORT}/hook` }),
-      });
-      if (made.status !== 201) throw new Error(`webhook endpoint not created: ${made.status} ${await made.text()}`);
-    }
+    if (line.webhook) endpointId = await subscribe(line.port, '/hook');
     const warm = loadgen(line, WARMUP, ids, line.orders ? 0 : undefined);
     writeFileSync(join(dir, 'warmup.txt'), warm);
     // The measured run goes on with the orders the warm-up did not touch (its count, plus what was in flight).
@@ -459,23 +498,10 @@ for (let round = 1; round <= ROUNDS; round++) {
     const cpu = ((cpuSeconds(current.pid) - c0) / ((performance.now() - t0) / 1000)) * 100;
     writeFileSync(join(dir, 'load.txt'), text);
     const r = { round, key: line.key, ...parse(text), wal: walBytes(db), cpu, load: loadavg() };
+    if (receiver) Object.assign(r, await measureDeliveries(line, endpointId));
     if (receiver) {
-      // Let the worker drain what is queued (up to 20 s), then read what the receiver saw.
-      const count = (t) => Number(/(\d+) requests in/.exec(t)?.[1] ?? 0);
-      const conn = new Database(db, { readonly: true });
-      const pending = () =>
-        conn.prepare("SELECT count(*) AS n FROM _ninefold_deliveries WHERE state = 'pending'").get().n;
-      for (let i = 0; i < 200 && pending() > 0; i++) await sleep(100);
-      r.created = conn.prepare('SELECT count(*) AS n FROM item').get().n - N;
-      conn.close();
       receiver.kill('SIGTERM');
       await new Promise((ok) => receiver.once('exit', ok));
-      const got = JSON.parse(readFileSync(join(dir, 'receiver.json'), 'utf8'));
-      r.delivered = got.count;
-      r.requests = count(text) + count(warm);
-      r.deliveryRate = got.last > got.first ? got.count / ((got.last - got.first) / 1000) : Number.NaN;
-      r.p50 = got.p50;
-      r.p99latency = got.p99;
     }
     await stopServer(current);
     current = undefined;
@@ -564,8 +590,12 @@ if (runsOf('nf-post').length) {
 }
 if (runsOf('nf-post-hook').length) {
   const hooks = runsOf('nf-post-hook');
+  const per = (fn) => hooks.map(fn).join(', ');
   walLines.push(
-    `Webhook deliveries (POST + 1 webhook line; receiver on loopback, pinned beside the load generator): delivered/created ${hooks.map((h) => `${h.delivered}/${h.created}`).join(', ')} (created = records the runs added, warm-up included); delivery rate ${hooks.map((h) => f(h.deliveryRate)).join(', ')} events/s; commit-to-receipt latency p50 ${hooks.map((h) => f(h.p50)).join(', ')} ms, p99 ${hooks.map((h) => f(h.p99latency)).join(', ')} ms (per round, while creates run at full speed)`,
+    `Webhook deliveries (POST + 1 webhook line; receiver on loopback, pinned beside the load generator), per round:`,
+    `  - while creates ran flat out (${DURATION}s): ${per((h) => h.delivered)} delivered (the API keeps the process; deliveries trickle, the rest wait in the outbox); commit-to-receipt p50 ${per((h) => f(h.p50))} ms, p99 ${per((h) => f(h.p99latency))} ms`,
+    `  - drain once the load stopped (${DRAIN_S}s of the backlog): ${per((h) => f(h.drainRate))} deliveries/s`,
+    `  - steady load, ${PACED_RATE} creates/s for ${PACED_S}s on a fresh endpoint: received ${per((h) => `${h.paced.received}/${h.paced.sent}`)}; commit-to-receipt p50 ${per((h) => f(h.paced.p50))} ms, p99 ${per((h) => f(h.paced.p99))} ms`,
   );
 }
 if (runsOf('fx-post').length)
@@ -597,7 +627,7 @@ const summary = [
   'srv CPU% = server process CPU time / wall time while measured (100% = one core): well below 100% means the server',
   `was starved (other load on the host). Host 1-min load average during the runs: median ${f(med(results.map((r) => r.load)), 1)}, max ${f(Math.max(...results.map((r) => r.load)), 1)} (${nproc} cores; this bench itself accounts for ~2).`,
   '',
-  ...walLines.map((l) => `- ${l}`),
+  ...walLines.map((l) => (l.startsWith('  - ') ? l : `- ${l}`)),
 ];
 console.log(`\n${summary.join('\n')}\n\n${machine.join('\n')}\n`);
 console.log(`Targets: ${verdicts.map((v) => `${v.op} ${v.ok ? 'met' : 'MISSED'}`).join(', ')}`);

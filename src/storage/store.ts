@@ -157,8 +157,8 @@ export interface NewEvent {
   readonly time: string;
   readonly resource?: string;
   readonly recordId?: string;
-  readonly data: Readonly<Record<string, unknown>>;
-  /** `data` already serialised (the writer of the change has it at hand). */
+  /** The event's data, or `dataJson`: the same already serialised (the writer of the change has it at hand). */
+  readonly data?: Readonly<Record<string, unknown>>;
   readonly dataJson?: string;
 }
 

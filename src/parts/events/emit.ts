@@ -35,17 +35,17 @@ export const outboxHook = (ctx: RuntimeContext, appended: () => void): WriteHook
     const { resource } = event;
     if (!resources.has(resource.name)) return;
     const writer = writers.get(resource.name) as ReturnType<typeof createRecordWriter>;
-    const time = ctx.now().toISOString();
+    const time = event.kind === 'created' ? '' : ctx.now().toISOString();
     switch (event.kind) {
       case 'created': {
-        const record = writer.toApi(event.after);
+        // The record's JSON is written once: the answer to the create reuses it.
+        const json = writer.serializeFinal(event.after);
         return append({
           type: `${resource.name}.created`,
-          time,
+          time: typeof event.after.createdAt === 'string' ? event.after.createdAt : time,
           resource: resource.name,
           recordId: event.after.id,
-          data: { record, actor: event.actor },
-          dataJson: `{"record":${writer.stringify(record)},"actor":${JSON.stringify(event.actor)}}`,
+          dataJson: `{"record":${json},"actor":${JSON.stringify(event.actor)}}`,
         });
       }
       case 'updated':

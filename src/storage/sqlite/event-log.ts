@@ -70,7 +70,7 @@ export const sqliteEventLog = (db: Database.Database, path: string): EventLog & 
   let last: Database.Statement | undefined;
   return {
     append(e) {
-      insert.run(e.type, e.time, e.resource ?? null, e.recordId ?? null, e.dataJson ?? JSON.stringify(e.data));
+      insert.run(e.type, e.time, e.resource ?? null, e.recordId ?? null, e.dataJson ?? JSON.stringify(e.data ?? {}));
     },
     async after(afterSeq, limit, types = []) {
       return (afterStatement(types.length).all(afterSeq, ...types, limit) as EventRow[]).map(toEvent);
