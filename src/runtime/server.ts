@@ -150,7 +150,7 @@ export const createServer = async (plan: Plan, options: ServerOptions): Promise<
       auth.enabled ? auth.authenticate(request as FastifyRequest & AuthRequest, defaultAccess) : undefined;
     registerEventRoutes(app, ctx, identifyDefault);
     const webhooks = plan.spec.events?.webhooks?.enabled !== false;
-    if (webhooks) registerWebhookRoutes(app, ctx, identifyDefault, () => webhookWorker?.refresh());
+    if (webhooks) registerWebhookRoutes(app, ctx, identifyDefault, () => webhookWorker?.refresh(), options.lookup);
     if (webhooks || hasCallbacks(plan)) {
       if (hasCallbacks(plan)) registerCallbackAdmin(app, ctx, auth);
       let served = 0;

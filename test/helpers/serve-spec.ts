@@ -1,6 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { request as rawHttp } from 'node:http';
-import { connect } from 'node:net';
+import { connect, type LookupFunction } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -45,6 +45,10 @@ export interface ServeOptions {
   logLevel?: string;
   timerPollMs?: number;
   webhookPollMs?: number;
+  /** The service's clock (tests jump it forward). */
+  now?: () => Date;
+  /** The resolver webhook deliveries (and registrations) go through: a DNS stub. */
+  lookup?: LookupFunction;
 }
 
 /** Serves a plan on a real port over a SQLite file (temporary unless `dbPath` is given). */
@@ -57,6 +61,8 @@ export const servePlan = async (plan: Plan, opts: ServeOptions = {}): Promise<Se
     logLevel: opts.logLevel ?? process.env.NF_LOG ?? 'silent',
     ...(opts.timerPollMs !== undefined ? { timerPollMs: opts.timerPollMs } : {}),
     ...(opts.webhookPollMs !== undefined ? { webhookPollMs: opts.webhookPollMs } : {}),
+    ...(opts.now ? { now: opts.now } : {}),
+    ...(opts.lookup ? { lookup: opts.lookup } : {}),
   });
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
   return {

@@ -41,7 +41,10 @@ export const createPayloads = (ctx: RuntimeContext) => {
     const hidden = ctx.access.hiddenFields(resource, noRoles);
     const shown: Record<string, unknown> = { ...record };
     for (const name of hidden) delete shown[name];
-    const view = { id: event.id, type: event.type, time: event.time, data: { ...event.data, record: shown } };
+    const data: Record<string, unknown> = { ...event.data, record: shown };
+    // The names of hidden fields are left out of `changed` too, as the event log does for any reader.
+    if (Array.isArray(data.changed)) data.changed = data.changed.filter((f) => !hidden.has(f));
+    const view = { id: event.id, type: event.type, time: event.time, data };
     return { url, body: JSON.stringify(renderInVersion(view, endpoint.apiVersion)) };
   };
 

@@ -1,5 +1,5 @@
-import { lookup } from 'node:dns/promises';
-import { BlockList, isIP } from 'node:net';
+import { lookup as dnsLookup } from 'node:dns';
+import { BlockList, isIP, type LookupFunction } from 'node:net';
 
 /** Addresses a webhook must never reach: loopback, private, link-local (cloud metadata), unspecified, CGNAT. */
 const BLOCKED = new BlockList();
@@ -16,24 +16,32 @@ for (const [net, prefix] of [
 ] as const)
   BLOCKED.addSubnet(net, prefix, 'ipv4');
 for (const [net, prefix] of [
-  ['::', 128],
-  ['::1', 128],
+  ['::', 96], // unspecified, loopback and the deprecated IPv4-compatible ::a.b.c.d
   ['fc00::', 7],
   ['fe80::', 10],
   ['ff00::', 8],
 ] as const)
   BLOCKED.addSubnet(net, prefix, 'ipv6');
 
+/** Not an IP address, or one of the blocked ones; IPv4-mapped forms (::ffff:7f00:1) are checked as IPv4 by BlockList. */
 export const isBlockedAddress = (address: string): boolean => {
   const family = isIP(address);
-  if (family === 0) return true;
-  if (family === 6 && address.toLowerCase().startsWith('::ffff:')) return isBlockedAddress(address.slice(7));
-  return BLOCKED.check(address, family === 4 ? 'ipv4' : 'ipv6');
+  return family === 0 || BLOCKED.check(address, family === 4 ? 'ipv4' : 'ipv6');
 };
 
 export type Resolve = (host: string) => Promise<string[]>;
 
-const resolveAll: Resolve = async (host) => (await lookup(host, { all: true })).map((a) => a.address);
+/** Every address a name has, through a node-style resolver (the one deliveries connect through, so both agree). */
+export const resolveWith =
+  (lookup: LookupFunction): Resolve =>
+  (host) =>
+    new Promise((resolve, reject) =>
+      lookup(host, { all: true }, (error, addresses) =>
+        error ? reject(error) : resolve(Array.isArray(addresses) ? addresses.map((a) => a.address) : [addresses]),
+      ),
+    );
+
+const resolveAll = resolveWith(dnsLookup);
 
 /**
  * What can be told of a receiver URL without DNS: not an http(s) URL, credentials in it, or (unless private
@@ -50,7 +58,11 @@ export const staticTargetProblem = (text: string, allowPrivate: boolean): string
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'must be an http(s) URL';
   if (url.username || url.password) return 'must not carry credentials';
   if (allowPrivate) return undefined;
-  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  // A trailing dot makes a name fully qualified, not another name: `localhost.` is `localhost`.
+  const host = url.hostname
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '')
+    .toLowerCase();
   if (host === 'localhost' || host.endsWith('.localhost') || (isIP(host) && isBlockedAddress(host)))
     return 'points at a loopback, private or link-local address';
   return undefined;

@@ -1,7 +1,7 @@
-import { lookup as dnsLookup } from 'node:dns';
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import type { LookupFunction } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
 import { isBlockedAddress } from './targets.ts';
 
 /** At most this much of a receiver's answer is read (and it is never shown to anyone: only its status is kept). */
@@ -21,16 +21,26 @@ export interface PostOptions {
   readonly lookup?: LookupFunction;
 }
 
-/** Wraps a resolver so that a host which now resolves to a blocked address is refused (DNS rebinding). */
+/**
+ * Wraps a resolver so that a host which now resolves to a blocked address is refused (DNS rebinding). Every
+ * address is checked, since node may try any of them (it races IPv4 and IPv6), and the answer comes in the
+ * form asked for: a list when `all` is set, as node's connect asks by default.
+ */
 export const guardedLookup =
   (lookup: LookupFunction = dnsLookup): LookupFunction =>
   (hostname, options, callback) => {
-    lookup(hostname, { ...options, all: false }, (error, address, family) => {
+    lookup(hostname, { ...options, all: true }, (error, found) => {
       if (error) return callback(error, '', 0);
-      if (isBlockedAddress(String(address))) {
+      const addresses: LookupAddress[] = Array.isArray(found)
+        ? found
+        : [{ address: String(found), family: isIP(String(found)) }];
+      const [first] = addresses;
+      if (!first) return callback(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }), '', 0);
+      if (addresses.some((a) => isBlockedAddress(a.address))) {
         return callback(Object.assign(new Error('blocked address'), { code: 'EBLOCKED' }), '', 0);
       }
-      callback(null, address as string, family as number);
+      if (options.all) callback(null, addresses);
+      else callback(null, first.address, first.family);
     });
   };
 
@@ -84,11 +94,14 @@ export const createPoster = (options: PostOptions) => {
         finish({ error: 'timeout' });
         req.destroy();
       }, options.timeoutMs);
+      // Once the status line and headers are in, they are the answer, even if the connection breaks in the body.
+      let answered: Answer | undefined;
       req.on('response', (res) => {
         let read = 0;
         const status = res.statusCode ?? 0;
         const retryAfterMs = retryAfterOf(res.headers['retry-after'] as string | undefined);
-        const done = () => finish({ status, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) });
+        answered = { status, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
+        const done = () => finish(answered as Answer);
         res.on('data', (chunk: Buffer) => {
           read += chunk.length;
           if (read > MAX_RESPONSE_BYTES) {
@@ -100,7 +113,7 @@ export const createPoster = (options: PostOptions) => {
         res.on('close', done);
         res.on('error', done);
       });
-      req.on('error', (error: NodeJS.ErrnoException) => finish({ error: errorName(error) }));
+      req.on('error', (error: NodeJS.ErrnoException) => finish(answered ?? { error: errorName(error) }));
       req.end(body);
     });
   return {

@@ -1,3 +1,4 @@
+import type { LookupFunction } from 'node:net';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { RuntimeContext } from '../../runtime/context.ts';
 import type { WebhookEndpoint } from '../../storage/index.ts';
@@ -6,7 +7,7 @@ import { ApiError, type FieldError } from '../errors/api-error.ts';
 import { newEventId } from '../resources/record-io.ts';
 import { knownEventNames } from './event-names.ts';
 import { newWebhookSecret } from './signing.ts';
-import { targetProblem } from './targets.ts';
+import { resolveWith, targetProblem } from './targets.ts';
 
 type Identify = (request: FastifyRequest) => Promise<Principal | undefined>;
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -32,7 +33,10 @@ export const registerWebhookRoutes = (
   ctx: RuntimeContext,
   identify: Identify,
   changed: () => void,
+  /** The resolver deliveries connect through: a URL's host is checked with the same answers. */
+  lookup?: LookupFunction,
 ) => {
+  const resolve = lookup ? resolveWith(lookup) : undefined;
   const base = `${ctx.plan.service.basePath}/webhook-endpoints`;
   const known = new Set(knownEventNames(ctx.plan.spec));
   const offered = ctx.plan.spec.events?.webhooks?.events;
@@ -52,7 +56,9 @@ export const registerWebhookRoutes = (
       problems.push({ pointer: '#/url', code: 'required', message: 'url is required' });
     if (b.url !== undefined) {
       const why =
-        typeof b.url === 'string' && b.url.length <= 2048 ? await targetProblem(b.url, allowPrivate) : 'must be a URL';
+        typeof b.url === 'string' && b.url.length <= 2048
+          ? await targetProblem(b.url, allowPrivate, resolve)
+          : 'must be a URL';
       if (why) problems.push({ pointer: '#/url', code: 'forbidden_target', message: `url ${why}` });
     }
     if (b.events !== undefined) {

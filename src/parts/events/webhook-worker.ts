@@ -96,25 +96,30 @@ export const startWebhookWorker = (ctx: RuntimeContext, options: WorkerOptions =
 
   const record = async (job: Job, endpoint: WebhookEndpoint | undefined, log: DeliveryAttempt, answer?: Answer) => {
     const nowMs = Date.parse(log.at);
+    // A webhook endpoint still live: one already disabled keeps the reason and time it was disabled with.
+    const live = endpoint?.kind === 'webhook' && !endpoint.disabledAt ? endpoint : undefined;
     let next: AttemptRecord['next'];
     let disable: string | undefined;
     const ok = answer?.status !== undefined && answer.status >= 200 && answer.status < 300;
     if (ok) next = { state: 'delivered' };
     else if (!answer) next = { state: 'failed' };
-    else if (answer.status === 410 && endpoint?.kind === 'webhook') {
+    else if (answer.status === 410 && live) {
       next = { state: 'failed' };
       disable = 'the receiver answered 410 Gone';
     } else {
       const delay = schedule[job.attempts];
       if (delay === undefined) next = { state: 'failed' };
       else {
+        // Counted from the answer, not from the request: Retry-After is relative to when it was said.
         const wait = Math.max(delay * (0.9 + Math.random() * 0.2), Math.min(answer.retryAfterMs ?? 0, 86_400_000));
-        next = { state: 'pending', at: new Date(nowMs + wait).toISOString() };
+        next = { state: 'pending', at: new Date(Math.max(nowMs, ctx.now().getTime()) + wait).toISOString() };
       }
     }
     const failingSince = ok ? undefined : (endpoint?.failingSince ?? log.at);
-    if (!ok && !disable && endpoint?.kind === 'webhook' && nowMs - Date.parse(failingSince as string) >= disableAfterMs)
+    if (!ok && !disable && live && nowMs - Date.parse(failingSince as string) >= disableAfterMs) {
       disable = `every delivery failed since ${failingSince} (last: ${answer?.status ?? answer?.error ?? log.error})`;
+      next = { state: 'failed' };
+    }
     const feed = job.deliveryId === undefined ? feeds.get(job.endpointId) : undefined;
     if (feed) feed.inFlight.delete(job.event.seq);
     await transaction(async () => {
@@ -128,10 +133,10 @@ export const startWebhookWorker = (ctx: RuntimeContext, options: WorkerOptions =
         next,
       });
       if (feed) await saveCursor(feed);
-      if (endpoint?.kind === 'webhook' && (endpoint.failingSince ?? undefined) !== failingSince)
-        await ctx.store.webhooks.updateEndpoint(endpoint.id, { failingSince });
-      if (disable && endpoint)
-        await ctx.store.webhooks.updateEndpoint(endpoint.id, { disabledAt: log.at, disabledReason: disable });
+      if (live && (live.failingSince ?? undefined) !== failingSince)
+        await ctx.store.webhooks.updateEndpoint(live.id, { failingSince });
+      if (disable && live)
+        await ctx.store.webhooks.updateEndpoint(live.id, { disabledAt: log.at, disabledReason: disable });
     });
   };
 
