@@ -12,7 +12,7 @@ export const autoEventResources = (plan: Plan): ReadonlySet<string> => {
 
 const changedFields = (resource: ResourcePlan, before: Record<string, unknown>, after: Record<string, unknown>) =>
   resource.fields
-    .filter((f) => JSON.stringify(before[f.name] ?? null) !== JSON.stringify(after[f.name] ?? null))
+    .filter((f) => !f.writeOnly && JSON.stringify(before[f.name] ?? null) !== JSON.stringify(after[f.name] ?? null))
     .map((f) => f.name);
 
 /**

@@ -11,6 +11,8 @@ for (const [net, prefix] of [
   ['169.254.0.0', 16],
   ['172.16.0.0', 12],
   ['192.168.0.0', 16],
+  ['192.0.0.0', 24], // IETF protocol assignments
+  ['198.18.0.0', 15], // benchmarking
   ['224.0.0.0', 4],
   ['240.0.0.0', 4],
 ] as const)
@@ -23,10 +25,29 @@ for (const [net, prefix] of [
 ] as const)
   BLOCKED.addSubnet(net, prefix, 'ipv6');
 
-/** Not an IP address, or one of the blocked ones; IPv4-mapped forms (::ffff:7f00:1) are checked as IPv4 by BlockList. */
+/** NAT64 (RFC 6052): 64:ff9b::a.b.c.d reaches the IPv4 address a.b.c.d, which is what must be checked. */
+const NAT64 = new BlockList();
+NAT64.addSubnet('64:ff9b::', 96, 'ipv6');
+
+/** The last 32 bits of an IPv6 address, as dotted IPv4. */
+const embeddedIpv4 = (address: string): string => {
+  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(address);
+  if (dotted) return dotted[1] as string;
+  const groups = address.split(':');
+  const low = Number.parseInt(groups.at(-1) || '0', 16);
+  const high = Number.parseInt(groups.at(-2) || '0', 16);
+  return [high >> 8, high & 255, low >> 8, low & 255].join('.');
+};
+
+/**
+ * Not an IP address, or one of the blocked ones. IPv4-mapped forms (::ffff:7f00:1) are checked as IPv4 by
+ * BlockList itself; NAT64 forms are checked on the IPv4 address they reach.
+ */
 export const isBlockedAddress = (address: string): boolean => {
   const family = isIP(address);
-  return family === 0 || BLOCKED.check(address, family === 4 ? 'ipv4' : 'ipv6');
+  if (family === 0) return true;
+  if (family === 6 && NAT64.check(address, 'ipv6')) return BLOCKED.check(embeddedIpv4(address), 'ipv4');
+  return BLOCKED.check(address, family === 4 ? 'ipv4' : 'ipv6');
 };
 
 export type Resolve = (host: string) => Promise<string[]>;
