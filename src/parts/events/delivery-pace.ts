@@ -4,8 +4,8 @@ import { performance } from 'node:perf_hooks';
 const WINDOW_MS = 100;
 /** The event loop is this busy, and requests came in: the API has the process to itself but for a trickle. */
 const BUSY_UTILIZATION = 0.85;
-/** Deliveries started per window while the API is saturated (about 300 a second). */
-const BUSY_STARTS = 30;
+/** Deliveries started per window while the API is saturated (about 100 a second). */
+const BUSY_STARTS = 10;
 
 /**
  * Webhook deliveries share the process with the API, and the API comes first: while requests keep the event

@@ -159,6 +159,7 @@ export const registerWebhookRoutes = (
     await ctx.store.transaction(() =>
       ctx.store.webhooks.updateEndpoint(endpoint.id, { secret, previousSecret: endpoint.secret, previousUntil }),
     );
+    changed();
     return reply.type(JSON_TYPE).send({ id: endpoint.id, secret, previousSecretValidUntil: previousUntil });
   });
   app.get(`${base}/:id/deliveries`, async (request, reply) => {

@@ -42,6 +42,8 @@ interface Job {
 /** An endpoint this process consumes: its place in the outbox and what it has read ahead. */
 interface Feed {
   endpoint: WebhookEndpoint;
+  /** `endpoint` is as stored: false from an API change until the next lease renewal re-reads it. */
+  current: boolean;
   /** Highest seq read from the outbox. */
   scanned: number;
   /** The cursor as stored. */
@@ -138,6 +140,15 @@ export const startWebhookWorker = (ctx: RuntimeContext, options: WorkerOptions =
       if (disable && live)
         await ctx.store.webhooks.updateEndpoint(live.id, { disabledAt: log.at, disabledReason: disable });
     });
+    const own = feeds.get(job.endpointId);
+    if (live && own) {
+      const { failingSince: _, ...rest } = own.endpoint;
+      own.endpoint = {
+        ...rest,
+        ...(failingSince ? { failingSince } : {}),
+        ...(disable ? { disabledAt: log.at, disabledReason: disable } : {}),
+      };
+    }
   };
 
   const saveCursor = async (feed: Feed) => {
@@ -148,7 +159,10 @@ export const startWebhookWorker = (ctx: RuntimeContext, options: WorkerOptions =
   };
 
   const attempt = async (job: Job) => {
-    const endpoint = await ctx.store.webhooks.getEndpoint(job.endpointId);
+    // A first try uses the endpoint as its feed holds it (re-read at every lease renewal, at once when the API
+    // changes it, and kept up to date by record()); a retry reads it afresh.
+    const feed = job.deliveryId === undefined ? feeds.get(job.endpointId) : undefined;
+    const endpoint = feed?.current ? feed.endpoint : await ctx.store.webhooks.getEndpoint(job.endpointId);
     const nowMs = ctx.now().getTime();
     const at = new Date(nowMs).toISOString();
     if (!endpoint || endpoint.disabledAt) {
@@ -266,6 +280,7 @@ export const startWebhookWorker = (ctx: RuntimeContext, options: WorkerOptions =
         // New to this process, or moved on by hand (re-enabled: it resumes from then).
         feeds.set(endpoint.id, {
           endpoint,
+          current: true,
           scanned: endpoint.cursor,
           saved: endpoint.cursor,
           ready: [],
@@ -273,7 +288,10 @@ export const startWebhookWorker = (ctx: RuntimeContext, options: WorkerOptions =
           reading: false,
           more: true,
         });
-      } else feed.endpoint = endpoint;
+      } else {
+        feed.endpoint = endpoint;
+        feed.current = true;
+      }
     }
     for (const id of feeds.keys()) if (!live.has(id)) feeds.delete(id);
   };
@@ -342,6 +360,7 @@ export const startWebhookWorker = (ctx: RuntimeContext, options: WorkerOptions =
     /** Endpoints were added or changed: take them up now rather than at the next lease renewal. */
     refresh() {
       lastRenew = 0;
+      for (const feed of feeds.values()) feed.current = false;
       if (stopped || !timer) return;
       clearTimeout(timer);
       timer = setTimeout(() => void poll(), 0);
