@@ -32,7 +32,10 @@ export const checkEvents = (ctx: CheckContext): void => {
   if (Array.isArray(webhooks.retry))
     for (const [i, delay] of webhooks.retry.entries()) checkDuration(ctx, delay, ['events', 'webhooks', 'retry', i]);
   for (const key of ['timeout', 'disableAfter']) checkDuration(ctx, webhooks[key], ['events', 'webhooks', key]);
-  if (isRecord(events.stream)) checkDuration(ctx, events.stream.heartbeat, ['events', 'stream', 'heartbeat']);
+  if (isRecord(events.stream)) {
+    checkDuration(ctx, events.stream.heartbeat, ['events', 'stream', 'heartbeat']);
+    checkDuration(ctx, events.stream.recheck, ['events', 'stream', 'recheck']);
+  }
 
   for (const [resource, callback] of recordEntries<Raw>(events.callbacks)) {
     const path: PathSegment[] = ['events', 'callbacks', resource];

@@ -13,6 +13,7 @@ import {
 } from '../docs-model.ts';
 import { fieldTable } from '../resources/field-docs.ts';
 import { autoEventsCover } from './event-names.ts';
+import { STREAM_DEFAULTS } from './stream.ts';
 
 export const EVENTS_HEADING = 'Events';
 const NOT_SHOWN = 'Events, notifications and callbacks: not shown.';
@@ -100,7 +101,11 @@ export const eventsDocs = (plan: Plan): DocSection => {
         code(`GET ${plan.service.basePath}${events.stream.path ?? '/events/stream'}`),
         '; a client resumes with ',
         code('Last-Event-ID'),
-        events.stream.heartbeat ? `; a heartbeat every ${events.stream.heartbeat}.` : '.',
+        `; a heartbeat every ${events.stream.heartbeat ?? STREAM_DEFAULTS.heartbeat}; credentials checked again every `,
+        `${events.stream.recheck ?? STREAM_DEFAULTS.recheck}; at most ${events.stream.maxPerCaller ?? STREAM_DEFAULTS.maxPerCaller} `,
+        'streams open per caller (',
+        code('429 too_many_streams'),
+        ' beyond).',
       ),
     );
   if (!blocks.length) return notShownSection('events', EVENTS_HEADING, NOT_SHOWN);

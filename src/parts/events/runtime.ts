@@ -1,18 +1,15 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { RuntimeContext } from '../../runtime/context.ts';
-import { parseDuration } from '../../spec/units.ts';
-import type { StoredEvent } from '../../storage/index.ts';
 import type { Principal } from '../auth/principal.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { knownEventNames } from './event-names.ts';
+import { registerEventStream } from './stream.ts';
 import { createEventFilter, type EventView } from './visible.ts';
 
 type Identify = (request: FastifyRequest) => Promise<Principal | undefined>;
 
 const PAGE = { default: 50, max: 100 };
 const SCAN_LIMIT = 5_000;
-const STREAM_BUFFER_BYTES = 1024 * 1024;
-const POLL_MS = 100;
 
 const single = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 const cursorOf = (seq: number) => Buffer.from(`e${seq}`).toString('base64url');
@@ -24,15 +21,13 @@ const seqOf = (cursor: string): number => {
 
 /**
  * The events part's HTTP side: the event log (`GET /events`, `GET /events/{id}`) and the server-sent event
- * stream. Both read the outbox through its committed-only reader and show each caller only the events about
+ * stream (stream.ts). Both read the outbox through its committed-only reader and show each caller only the events about
  * records it may read.
  */
 export const registerEventRoutes = (app: FastifyInstance, ctx: RuntimeContext, identify: Identify) => {
   const visible = createEventFilter(ctx);
   const known = new Set(knownEventNames(ctx.plan.spec));
   const base = ctx.plan.service.basePath;
-  const streamPath = ctx.plan.spec.events?.stream?.path ?? '/events/stream';
-  const heartbeatMs = parseDuration(ctx.plan.spec.events?.stream?.heartbeat ?? '15s') ?? 15_000;
 
   const typesOf = (query: Record<string, unknown>): string[] => {
     const text = single(query.type);
@@ -90,33 +85,7 @@ export const registerEventRoutes = (app: FastifyInstance, ctx: RuntimeContext, i
       .send(JSON.stringify({ data: shown.map((f) => f.view), nextCursor }));
   });
 
-  app.get(`${base}${streamPath}`, async (request, reply) => {
-    const principal = await identify(request);
-    const query = request.query as Record<string, unknown>;
-    const types = new Set(typesOf(query));
-    const resumeId = single(request.headers['last-event-id']) ?? single(query.lastEventId);
-    let seq: number;
-    if (resumeId) {
-      const from = await ctx.store.events.get(resumeId);
-      if (!from) throw new ApiError('invalid_query', 'Last-Event-ID names no event of this service.');
-      seq = from.seq;
-    } else seq = await ctx.store.events.lastSeq();
-    streamTo(
-      reply,
-      async () => {
-        const batch: StoredEvent[] = await ctx.store.events.after(seq, 500);
-        const out: string[] = [];
-        for (const e of batch) {
-          seq = e.seq;
-          if (types.size && !types.has(e.type)) continue;
-          const view = visible(e, principal);
-          if (view) out.push(`id: ${view.id}\nevent: ${view.type}\ndata: ${JSON.stringify(view)}\n\n`);
-        }
-        return { text: out.join(''), more: batch.length === 500 };
-      },
-      heartbeatMs,
-    );
-  });
+  registerEventStream(app, ctx, identify, typesOf);
 
   app.get(`${base}/events/:id`, async (request, reply) => {
     const principal = await identify(request);
@@ -126,51 +95,4 @@ export const registerEventRoutes = (app: FastifyInstance, ctx: RuntimeContext, i
     if (!view) throw new ApiError('not_found', `No event with id ${id}.`);
     return reply.type('application/json; charset=utf-8').send(JSON.stringify(view));
   });
-};
-
-/**
- * Serves a text/event-stream: `next()` yields what to send since the last call; it is asked again every
- * POLL_MS (at once while it says there is more). A heartbeat comment keeps proxies from timing out; a reader
- * that lets more than STREAM_BUFFER_BYTES pile up is disconnected, so a slow reader never grows memory.
- */
-const streamTo = (reply: FastifyReply, next: () => Promise<{ text: string; more: boolean }>, heartbeatMs: number) => {
-  reply.hijack();
-  const res = reply.raw;
-  res.writeHead(200, {
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-cache, no-transform',
-    connection: 'keep-alive',
-    'x-accel-buffering': 'no',
-    'x-request-id': String(reply.request.id),
-  });
-  res.write(': connected\n\n');
-  let closed = false;
-  let timer: NodeJS.Timeout | undefined;
-  const stop = () => {
-    closed = true;
-    if (timer) clearTimeout(timer);
-    clearInterval(heartbeat);
-  };
-  const send = (text: string) => {
-    if (closed || !text) return;
-    res.write(text);
-    if (res.writableLength > STREAM_BUFFER_BYTES) {
-      stop();
-      res.destroy();
-    }
-  };
-  const heartbeat = setInterval(() => send(': heartbeat\n\n'), heartbeatMs);
-  const tick = async () => {
-    if (closed) return;
-    try {
-      const { text, more } = await next();
-      send(text);
-      if (!closed) timer = setTimeout(tick, more ? 0 : POLL_MS);
-    } catch {
-      stop();
-      res.destroy();
-    }
-  };
-  res.on('close', stop);
-  void tick();
 };

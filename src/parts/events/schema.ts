@@ -47,7 +47,19 @@ export const EventsSchema = Type.Object(
     callbacks: Type.Optional(Type.Record(Type.String(), CallbackSchema, { description: 'Resource → callback field.' })),
     stream: Type.Optional(
       Type.Object(
-        { path: Type.Optional(Type.String({ pattern: '^/' })), heartbeat: Type.Optional(Type.String()) },
+        {
+          path: Type.Optional(Type.String({ pattern: '^/' })),
+          heartbeat: Type.Optional(Type.String({ description: 'A comment line this often (default 15s).' })),
+          recheck: Type.Optional(
+            Type.String({ description: "The caller's credentials are checked again this often (default 60s)." }),
+          ),
+          maxPerCaller: Type.Optional(
+            Type.Integer({ minimum: 1, description: 'Streams one caller may hold open at once (default 5).' }),
+          ),
+          maxOpen: Type.Optional(
+            Type.Integer({ minimum: 1, description: 'Streams the process holds open at once (default 1000).' }),
+          ),
+        },
         { additionalProperties: false },
       ),
     ),
