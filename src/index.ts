@@ -2,6 +2,13 @@
 export { defineService } from './define-service.ts';
 export type { Principal } from './parts/auth/principal.ts';
 export type { CustomContext, CustomHandler } from './parts/endpoints/custom-runtime.ts';
+export {
+  createReplayGuard,
+  type VerifyFailure,
+  type VerifyOptions,
+  verifyWebhook,
+  WebhookVerificationError,
+} from './parts/events/verify.ts';
 export type { FieldSpec, FieldType } from './parts/resources/field-schema.ts';
 export { checkFile } from './spec/check.ts';
 export type { Diagnostic, DiagnosticCode } from './spec/diagnostic-codes.ts';

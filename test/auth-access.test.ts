@@ -334,8 +334,8 @@ describe('A15 side channels', () => {
     expect(r.body.customer).toBe(w.a.id);
   });
 
-  it.todo('no event of B reaches A on the event stream (the engine serves no stream yet)');
-  it.todo('A cannot register a webhook for B’s resources (the engine has no webhooks yet)');
+  // Events of B never reach A: on the stream (events-stream.test.ts, E3), the event log (events-outbox.test.ts)
+  // and A's webhooks (webhooks-signing-payloads.test.ts, W14: an endpoint gets only what its owner may read).
 });
 
 describe('A16 mass assignment on create', () => {
