@@ -263,6 +263,8 @@ export const startWebhookWorker = (ctx: RuntimeContext, options: WorkerOptions =
 
   /** Takes (or keeps) the leases of live endpoints and follows changes to their settings. */
   const renew = async () => {
+    // An API change while the leases are read makes what they read stale: it is not taken as current.
+    const seenChanges = changes;
     const nowMs = ctx.now().getTime();
     let leased: WebhookEndpoint[] = [];
     await transaction(async () => {
@@ -280,7 +282,7 @@ export const startWebhookWorker = (ctx: RuntimeContext, options: WorkerOptions =
         // New to this process, or moved on by hand (re-enabled: it resumes from then).
         feeds.set(endpoint.id, {
           endpoint,
-          current: true,
+          current: seenChanges === changes,
           scanned: endpoint.cursor,
           saved: endpoint.cursor,
           ready: [],
@@ -290,7 +292,7 @@ export const startWebhookWorker = (ctx: RuntimeContext, options: WorkerOptions =
         });
       } else {
         feed.endpoint = endpoint;
-        feed.current = true;
+        feed.current = seenChanges === changes;
       }
     }
     for (const id of feeds.keys()) if (!live.has(id)) feeds.delete(id);
@@ -329,6 +331,8 @@ export const startWebhookWorker = (ctx: RuntimeContext, options: WorkerOptions =
   };
 
   let lastRenew = 0;
+  /** API changes to endpoints so far (see refresh). */
+  let changes = 0;
   let timer: NodeJS.Timeout | undefined;
   const pollMs = options.pollMs ?? 250;
   const poll = async () => {
@@ -359,6 +363,7 @@ export const startWebhookWorker = (ctx: RuntimeContext, options: WorkerOptions =
     wake,
     /** Endpoints were added or changed: take them up now rather than at the next lease renewal. */
     refresh() {
+      changes++;
       lastRenew = 0;
       for (const feed of feeds.values()) feed.current = false;
       if (stopped || !timer) return;
