@@ -1,5 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createReplayGuard, verifyWebhook, WebhookVerificationError } from '../src/index.ts';
 import { issueApiKey } from '../src/parts/auth/keys.ts';
 import { newWebhookSecret } from '../src/parts/events/signing.ts';
 import { call, planOf, type Served, servePlan } from './helpers/serve-spec.ts';
@@ -160,6 +161,40 @@ describe('W9 signing', () => {
       }),
     ).toThrow();
     expect(() => verifyHit(newWebhookSecret(), hits[0] as Hit)).toThrow();
+  });
+
+  it('W10 a receiver verifying with verifyWebhook: real deliveries and their retries pass, a replayed capture does not', async () => {
+    const key = await keyOf('w10', ['member']);
+    const r = await receiver();
+    // The first attempt fails; the retry comes (by the service's clock) 10 s later, with a fresh timestamp.
+    r.respond = (_body, i) => {
+      if (i > 0) return undefined;
+      offset += 10_000;
+      return { status: 503 };
+    };
+    const ep = await registerEndpoint(s.url, key, { url: r.url });
+    await create(key, { name: 'w10' });
+    const [failed, delivered] = await hitsOf(r, 2);
+    const clock = () => new Date(Date.now() + offset);
+    const seen = createReplayGuard(600, clock);
+    const check = (hit: Hit, now = clock) => {
+      try {
+        verifyWebhook(ep.secret, hit.headers, hit.body, { now, seen });
+        return 'accepted';
+      } catch (error) {
+        return (error as WebhookVerificationError).reason;
+      }
+    };
+    // The first attempt and its retry share the webhook-id, with fresh timestamps: both verify.
+    expect(failed?.headers['webhook-id']).toBe(delivered?.headers['webhook-id']);
+    expect(check(failed as Hit)).toBe('accepted');
+    expect(check(delivered as Hit)).toBe('accepted');
+    // The same bytes sent again (a captured delivery) are refused; six minutes later the timestamp refuses it.
+    expect(check(delivered as Hit)).toBe('replayed');
+    expect(check(delivered as Hit, () => new Date(clock().getTime() + 6 * 60_000))).toBe('stale_timestamp');
+    expect(() =>
+      verifyWebhook(newWebhookSecret(), (delivered as Hit).headers, (delivered as Hit).body, { now: clock }),
+    ).toThrow(WebhookVerificationError);
   });
 
   it('W9 rotation: for a day both signatures are sent, each verifying with its own secret; then only the new one', async () => {
