@@ -13,7 +13,7 @@ import {
 } from '../docs-model.ts';
 import { fieldTable } from '../resources/field-docs.ts';
 import { autoEventsCover } from './event-names.ts';
-import { STREAM_DEFAULTS } from './stream.ts';
+import { STREAM_DEFAULTS } from './stream-settings.ts';
 
 export const EVENTS_HEADING = 'Events';
 const NOT_SHOWN = 'Events, notifications and callbacks: not shown.';
@@ -98,12 +98,12 @@ export const eventsDocs = (plan: Plan): DocSection => {
       heading(3, 'Stream'),
       paragraph(
         'Server-sent events at ',
-        code(`GET ${plan.service.basePath}${events.stream.path ?? '/events/stream'}`),
+        code(`GET ${plan.service.basePath}${events.stream.path ?? STREAM_DEFAULTS.path}`),
         '; a client resumes with ',
         code('Last-Event-ID'),
         `; a heartbeat every ${events.stream.heartbeat ?? STREAM_DEFAULTS.heartbeat}; credentials checked again every `,
         `${events.stream.recheck ?? STREAM_DEFAULTS.recheck}; at most ${events.stream.maxPerCaller ?? STREAM_DEFAULTS.maxPerCaller} `,
-        'streams open per caller (',
+        `streams open per caller and ${events.stream.maxOpen ?? STREAM_DEFAULTS.maxOpen} in all (`,
         code('429 too_many_streams'),
         ' beyond).',
       ),

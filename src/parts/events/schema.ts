@@ -49,9 +49,14 @@ export const EventsSchema = Type.Object(
       Type.Object(
         {
           path: Type.Optional(Type.String({ pattern: '^/' })),
-          heartbeat: Type.Optional(Type.String({ description: 'A comment line this often (default 15s).' })),
+          heartbeat: Type.Optional(
+            Type.String({ description: 'A comment line this often (default 15s; held between 100ms and 24h).' }),
+          ),
           recheck: Type.Optional(
-            Type.String({ description: "The caller's credentials are checked again this often (default 60s)." }),
+            Type.String({
+              description:
+                "The caller's credentials are checked again this often (default 60s; held between 100ms and 24h).",
+            }),
           ),
           maxPerCaller: Type.Optional(
             Type.Integer({ minimum: 1, description: 'Streams one caller may hold open at once (default 5).' }),

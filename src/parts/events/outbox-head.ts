@@ -1,0 +1,46 @@
+import type { RuntimeContext } from '../../runtime/context.ts';
+
+/** How often the newest seq is looked at, once for all streams. */
+const HEAD_POLL_MS = 100;
+
+/**
+ * Watches the outbox's newest seq for every open stream at once (one cheap query per 100 ms while any
+ * stream is open), so an idle stream costs no query of its own.
+ */
+export const createOutboxHead = (ctx: RuntimeContext) => {
+  const listeners = new Set<(head: number) => void>();
+  let timer: NodeJS.Timeout | undefined;
+  let head = 0;
+  const poll = async () => {
+    try {
+      const now = await ctx.store.events.lastSeq();
+      if (now > head) {
+        head = now;
+        for (const listener of listeners) listener(head);
+      }
+    } catch {
+      // closing, or busy: the next poll looks again
+    }
+  };
+  return {
+    subscribe(listener: (head: number) => void) {
+      listeners.add(listener);
+      if (!timer) {
+        timer = setInterval(() => void poll(), HEAD_POLL_MS);
+        timer.unref();
+      }
+      return () => {
+        listeners.delete(listener);
+        if (listeners.size === 0 && timer) {
+          clearInterval(timer);
+          timer = undefined;
+        }
+      };
+    },
+    stop() {
+      listeners.clear();
+      if (timer) clearInterval(timer);
+      timer = undefined;
+    },
+  };
+};
