@@ -27,6 +27,14 @@ describe('verifyWebhook', () => {
 
   it('accepts what Ninefold signs, and what the standardwebhooks package signs', () => {
     expect(verifyWebhook(secret, headersFor(secret), body, { now: at(0) })).toEqual(JSON.parse(body));
+    // The raw bytes as received, and header names in any case.
+    const h = headersFor(secret);
+    const capitalised = {
+      'Webhook-Id': h['webhook-id'],
+      'Webhook-Timestamp': h['webhook-timestamp'],
+      'Webhook-Signature': h['webhook-signature'],
+    };
+    expect(verifyWebhook(secret, capitalised, Buffer.from(body), { now: at(0) })).toEqual(JSON.parse(body));
     const theirs = new Webhook(secret).sign('msg_2', T0, body);
     const headers = {
       'webhook-id': 'msg_2',

@@ -27,8 +27,10 @@ export class WebhookVerificationError extends Error {
 
 type Headers = Readonly<Record<string, string | string[] | undefined>>;
 
+/** `name` (lower case) in any case: Node lower-cases header names, a hand-built object may not. */
 const header = (headers: Headers, name: string): string | undefined => {
-  const value = headers[name] ?? headers[name.toLowerCase()];
+  const key = name in headers ? name : Object.keys(headers).find((k) => k.toLowerCase() === name);
+  const value = key === undefined ? undefined : headers[key];
   return Array.isArray(value) ? value[0] : value;
 };
 
@@ -47,9 +49,10 @@ export const verifyWebhook = (secret: string, headers: Headers, body: string | B
   const nowSec = Math.floor((options.now?.() ?? new Date()).getTime() / 1000);
   if (Math.abs(nowSec - Number(timestamp)) > (options.toleranceSec ?? 300))
     throw new WebhookVerificationError('stale_timestamp');
-  const text = typeof body === 'string' ? body : body.toString('utf8');
+  // Signed over the bytes as received: decoding them first could change what is checked.
   const expected = createHmac('sha256', Buffer.from(secret.replace(/^whsec_/, ''), 'base64'))
-    .update(`${id}.${timestamp}.${text}`)
+    .update(`${id}.${timestamp}.`)
+    .update(body)
     .digest();
   const matches = signatures.split(' ').some((candidate) => {
     const [version, value] = candidate.split(',', 2);
@@ -59,7 +62,7 @@ export const verifyWebhook = (secret: string, headers: Headers, body: string | B
   });
   if (!matches) throw new WebhookVerificationError('bad_signature');
   if (options.seen?.(`${id}.${timestamp}`)) throw new WebhookVerificationError('replayed');
-  return JSON.parse(text) as unknown;
+  return JSON.parse(typeof body === 'string' ? body : body.toString('utf8')) as unknown;
 };
 
 /**
