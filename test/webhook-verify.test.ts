@@ -71,6 +71,15 @@ describe('verifyWebhook', () => {
     expect(reason(() => verifyWebhook(secret, noId, body, { now: at(0) }))).toBe('missing_headers');
   });
 
+  it('a signed body that is not JSON is refused as invalid_body, not with a parser error', () => {
+    const text = 'not json';
+    expect(
+      reason(() =>
+        verifyWebhook(secret, headersFor(secret, 'evt_1', Math.floor(T0.getTime() / 1000), text), text, { now: at(0) }),
+      ),
+    ).toBe('invalid_body');
+  });
+
   it('during a rotation either of the two signatures verifies', () => {
     const older = newWebhookSecret();
     const h = headersFor(secret);

@@ -15,7 +15,7 @@ export interface VerifyOptions {
   readonly seen?: (key: string) => boolean;
 }
 
-export type VerifyFailure = 'missing_headers' | 'stale_timestamp' | 'bad_signature' | 'replayed';
+export type VerifyFailure = 'missing_headers' | 'stale_timestamp' | 'bad_signature' | 'replayed' | 'invalid_body';
 
 /** Thrown by `verifyWebhook`; `reason` says which check failed. */
 export class WebhookVerificationError extends Error {
@@ -62,7 +62,11 @@ export const verifyWebhook = (secret: string, headers: Headers, body: string | B
   });
   if (!matches) throw new WebhookVerificationError('bad_signature');
   if (options.seen?.(`${id}.${timestamp}`)) throw new WebhookVerificationError('replayed');
-  return JSON.parse(typeof body === 'string' ? body : body.toString('utf8')) as unknown;
+  try {
+    return JSON.parse(typeof body === 'string' ? body : body.toString('utf8')) as unknown;
+  } catch {
+    throw new WebhookVerificationError('invalid_body'); // signed, but not JSON: not something Ninefold sends
+  }
 };
 
 /**
