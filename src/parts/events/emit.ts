@@ -35,14 +35,18 @@ export const outboxHook = (ctx: RuntimeContext, appended: () => void): WriteHook
     const { resource } = event;
     if (!resources.has(resource.name)) return;
     const writer = writers.get(resource.name) as ReturnType<typeof createRecordWriter>;
-    const time = event.kind === 'created' ? '' : ctx.now().toISOString();
+    // A created event happens when its record was created: the record's own createdAt, no second clock reading.
+    const time =
+      event.kind === 'created' && typeof event.after.createdAt === 'string'
+        ? event.after.createdAt
+        : ctx.now().toISOString();
     switch (event.kind) {
       case 'created': {
         // The record's JSON is written once: the answer to the create reuses it.
         const json = writer.serializeFinal(event.after);
         return append({
           type: `${resource.name}.created`,
-          time: typeof event.after.createdAt === 'string' ? event.after.createdAt : time,
+          time,
           resource: resource.name,
           recordId: event.after.id,
           dataJson: `{"record":${json},"actor":${JSON.stringify(event.actor)}}`,

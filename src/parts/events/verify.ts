@@ -1,4 +1,5 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
+import { signatureBytes } from './signing.ts';
 
 export interface VerifyOptions {
   /** The receiver's clock (tests inject one). */
@@ -50,10 +51,7 @@ export const verifyWebhook = (secret: string, headers: Headers, body: string | B
   if (Math.abs(nowSec - Number(timestamp)) > (options.toleranceSec ?? 300))
     throw new WebhookVerificationError('stale_timestamp');
   // Signed over the bytes as received: decoding them first could change what is checked.
-  const expected = createHmac('sha256', Buffer.from(secret.replace(/^whsec_/, ''), 'base64'))
-    .update(`${id}.${timestamp}.`)
-    .update(body)
-    .digest();
+  const expected = signatureBytes(secret, id, timestamp, body);
   const matches = signatures.split(' ').some((candidate) => {
     const [version, value] = candidate.split(',', 2);
     if (version !== 'v1' || !value) return false;
