@@ -3,6 +3,7 @@ import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueApiKey } from '../src/parts/auth/keys.ts';
 import { call, planOf, type Served, servePlan } from './helpers/serve-spec.ts';
+import { eventually } from './helpers/serve-states.ts';
 
 // The server-sent event stream, RELIABILITY.md E1–E6, over real HTTP.
 const SPEC = `
@@ -89,11 +90,8 @@ const open = (url: string, headers: Record<string, string>, path = '/events/stre
     req.end();
   });
 
-const until = async (check: () => boolean, ms = 5000) => {
-  const end = Date.now() + ms;
-  while (!check() && Date.now() < end) await new Promise((ok) => setTimeout(ok, 20));
-  return check();
-};
+/** Polls a condition every 20 ms, for up to `ms`. */
+const until = (check: () => boolean, ms = 5000) => eventually(check, ms, 20);
 
 let s: Served;
 let ann: Record<string, string>;

@@ -4,6 +4,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueApiKey } from '../src/parts/auth/keys.ts';
 import { call, planOf, type Served, servePlan } from './helpers/serve-spec.ts';
+import { eventually } from './helpers/serve-states.ts';
 
 // Webhooks end to end: a receiver on loopback (the spec allows private targets, as tests need), deliveries
 // verified with the standardwebhooks package.
@@ -62,11 +63,8 @@ const receiver = async () => {
   return { got, answers, url, close: () => new Promise<void>((ok) => server.close(() => ok())) };
 };
 
-const until = async (check: () => boolean, ms = 5000) => {
-  const end = Date.now() + ms;
-  while (!check() && Date.now() < end) await new Promise((ok) => setTimeout(ok, 20));
-  return check();
-};
+/** Polls a condition every 20 ms, for up to `ms`. */
+const until = (check: () => boolean, ms = 5000) => eventually(check, ms, 20);
 
 let s: Served;
 let ann: Record<string, string>;

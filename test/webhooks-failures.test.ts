@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueApiKey } from '../src/parts/auth/keys.ts';
 import { call, planOf, type Served, servePlan } from './helpers/serve-spec.ts';
 import { eventually } from './helpers/serve-states.ts';
-import { type DeliveryView, deliveriesOf, outcome, registerEndpoint } from './helpers/webhook-api.ts';
-import { type Canary, type Hit, type Receiver, startCanary, startReceiver } from './helpers/webhook-receiver.ts';
+import { type DeliveryView, deliveriesOf, outcome, registerEndpoint, settleDeliveries } from './helpers/webhook-api.ts';
+import { type Hit, receiverPool } from './helpers/webhook-receiver.ts';
 
 // RELIABILITY.md §2.4, W1–W7: receivers that are down, slow, failing, redirecting, gone, throttling, trickling,
 // flooding or resetting, over real HTTP. Each case has its own caller, so its endpoint sees only its own notes.
@@ -30,25 +30,15 @@ endpoints:
 `;
 
 let s: Served;
-const receivers: Receiver[] = [];
-const canaries: Canary[] = [];
-const receiver = async () => {
-  const r = await startReceiver();
-  receivers.push(r);
-  return r;
-};
-const canary = async () => {
-  const c = await startCanary();
-  canaries.push(c);
-  return c;
-};
+const pool = receiverPool();
+const receiver = () => pool.receiver();
+const canary = () => pool.canary();
 beforeAll(async () => {
   s = await servePlan(planOf(SPEC()), { webhookPollMs: 20 });
 });
 afterAll(async () => {
   await s.close({ remove: true });
-  for (const r of receivers) await r.close();
-  for (const c of canaries) await c.close();
+  await pool.closeAll();
 });
 
 const member = async (store: Served['store'], subject: string) => ({
@@ -60,26 +50,7 @@ const createNote = async (base: string, key: Record<string, string>, title: stri
   return made.body as { id: string };
 };
 const sleep = (ms: number) => new Promise((ok) => setTimeout(ok, ms));
-/** Waits until the endpoint's deliveries satisfy `check`, then returns them. */
-const settle = async (
-  base: string,
-  endpointId: string,
-  key: Record<string, string>,
-  check: (ds: DeliveryView[]) => boolean,
-  ms = 8000,
-) => {
-  let last: DeliveryView[] = [];
-  const held = await eventually(
-    async () => {
-      last = await deliveriesOf(base, endpointId, key);
-      return check(last);
-    },
-    ms,
-    20,
-  );
-  expect(held, JSON.stringify(last, null, 1)).toBe(true);
-  return last;
-};
+const settle = settleDeliveries;
 const startsOf = (d: DeliveryView) => d.log.map((a) => Date.parse(a.at));
 
 describe('W1–W7 over HTTP', () => {

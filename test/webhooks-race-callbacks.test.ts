@@ -6,17 +6,11 @@ import { newWebhookSecret } from '../src/parts/events/signing.ts';
 import { call, planOf, type Served, servePlan } from './helpers/serve-spec.ts';
 import { eventually } from './helpers/serve-states.ts';
 import { deliveriesOf, outcome, registerEndpoint, verifyHit } from './helpers/webhook-api.ts';
-import { type Canary, type Receiver, startCanary, startReceiver } from './helpers/webhook-receiver.ts';
+import { type Canary, receiverPool, startCanary } from './helpers/webhook-receiver.ts';
 
-const receivers: Receiver[] = [];
-const receiver = async () => {
-  const r = await startReceiver();
-  receivers.push(r);
-  return r;
-};
-afterAll(async () => {
-  for (const r of receivers) await r.close();
-});
+const pool = receiverPool();
+const receiver = () => pool.receiver();
+afterAll(() => pool.closeAll());
 const sleep = (ms: number) => new Promise((ok) => setTimeout(ok, ms));
 const typeOf = (body: string) => (JSON.parse(body) as { type: string }).type;
 

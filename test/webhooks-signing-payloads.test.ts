@@ -6,7 +6,7 @@ import { newWebhookSecret } from '../src/parts/events/signing.ts';
 import { call, planOf, type Served, servePlan } from './helpers/serve-spec.ts';
 import { eventually } from './helpers/serve-states.ts';
 import { registerEndpoint, verifyHit } from './helpers/webhook-api.ts';
-import { type Hit, type Receiver, startReceiver } from './helpers/webhook-receiver.ts';
+import { type Hit, type Receiver, receiverPool } from './helpers/webhook-receiver.ts';
 
 // RELIABILITY.md §2.4 W9 (signing), W13 (ordering: the event's time is in the payload) and W14 (payload
 // hygiene), over real HTTP, every delivery verified with the standardwebhooks package.
@@ -38,18 +38,14 @@ endpoints:
 /** The service's clock runs ahead of the real one by `offset` ms (the tests move it). */
 let offset = 0;
 let s: Served;
-const receivers: Receiver[] = [];
-const receiver = async () => {
-  const r = await startReceiver();
-  receivers.push(r);
-  return r;
-};
+const pool = receiverPool();
+const receiver = () => pool.receiver();
 beforeAll(async () => {
   s = await servePlan(planOf(SPEC), { webhookPollMs: 20, now: () => new Date(Date.now() + offset) });
 });
 afterAll(async () => {
   await s.close({ remove: true });
-  for (const r of receivers) await r.close();
+  await pool.closeAll();
 });
 
 const keyOf = async (subject: string, roles: string[]) => ({

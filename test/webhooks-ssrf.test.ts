@@ -6,9 +6,8 @@ import { issueApiKey } from '../src/parts/auth/keys.ts';
 import { isBlockedAddress } from '../src/parts/events/targets.ts';
 import { guardedLookup } from '../src/parts/events/webhook-post.ts';
 import { call, planOf, type Served, servePlan } from './helpers/serve-spec.ts';
-import { eventually } from './helpers/serve-states.ts';
-import { type DeliveryView, deliveriesOf, outcome, registerEndpoint } from './helpers/webhook-api.ts';
-import { type Canary, type Receiver, startCanary, startReceiver } from './helpers/webhook-receiver.ts';
+import { type DeliveryView, outcome, registerEndpoint, settleDeliveries } from './helpers/webhook-api.ts';
+import { type Canary, receiverPool } from './helpers/webhook-receiver.ts';
 
 // RELIABILITY.md §2.4 W11–W12: private targets refused when an endpoint is registered (everything decidable
 // without connecting) and again when a delivery connects (the address connected to is the one checked). Private
@@ -52,33 +51,21 @@ const v6 = (address: string): LookupAddress => ({ address, family: 6 });
 
 let s: Served;
 let canary: Canary;
-const receivers: Receiver[] = [];
+const pool = receiverPool();
 beforeAll(async () => {
   s = await servePlan(planOf(SPEC), { webhookPollMs: 20, lookup: stubLookup });
-  canary = await startCanary();
+  canary = await pool.canary();
 });
 afterAll(async () => {
   await s.close({ remove: true });
-  await canary.close();
-  for (const r of receivers) await r.close();
+  await pool.closeAll();
 });
 
 const member = async (subject: string) => ({
   'x-api-key': (await issueApiKey(s.store, { subject, roles: ['member'] })).key,
 });
-const settle = async (endpointId: string, key: Record<string, string>, check: (ds: DeliveryView[]) => boolean) => {
-  let last: DeliveryView[] = [];
-  const held = await eventually(
-    async () => {
-      last = await deliveriesOf(s.url, endpointId, key);
-      return check(last);
-    },
-    5000,
-    20,
-  );
-  expect(held, JSON.stringify(last, null, 1)).toBe(true);
-  return last;
-};
+const settle = (endpointId: string, key: Record<string, string>, check: (ds: DeliveryView[]) => boolean) =>
+  settleDeliveries(s.url, endpointId, key, check, 5000);
 
 const W11_URLS = [
   'http://127.0.0.1:5432/',
@@ -213,8 +200,7 @@ describe('W12 SSRF at delivery', () => {
     'W12 a public name is delivered through the guard; a 302 to the metadata address is not followed',
     async () => {
       const key = await member('w12-public');
-      const r = await startReceiver(publicLocal as string);
-      receivers.push(r);
+      const r = await pool.receiver(publicLocal as string);
       dns.set('public.example', [v4(publicLocal as string)]);
       dns.set('metadata.example', [v4('169.254.169.254')]);
       r.queue(

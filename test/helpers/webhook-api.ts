@@ -1,5 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { call } from './serve-spec.ts';
+import { eventually } from './serve-states.ts';
 import type { Hit } from './webhook-receiver.ts';
 
 export interface Endpoint {
@@ -45,6 +46,27 @@ export const deliveriesOf = async (
   const got = await call(base, 'GET', `/webhook-endpoints/${endpointId}/deliveries`, { headers });
   if (got.status !== 200) throw new Error(`GET deliveries answered ${got.status}: ${got.text}`);
   return (got.body.data as DeliveryView[]).slice().reverse();
+};
+
+/** Waits until the endpoint's deliveries satisfy `check`, then returns them; fails with what it last saw. */
+export const settleDeliveries = async (
+  base: string,
+  endpointId: string,
+  headers: Record<string, string>,
+  check: (ds: DeliveryView[]) => boolean,
+  ms = 8000,
+): Promise<DeliveryView[]> => {
+  let last: DeliveryView[] = [];
+  const held = await eventually(
+    async () => {
+      last = await deliveriesOf(base, endpointId, headers);
+      return check(last);
+    },
+    ms,
+    20,
+  );
+  if (!held) throw new Error(`deliveries never settled:\n${JSON.stringify(last, null, 1)}`);
+  return last;
 };
 
 /** An attempt as one word: its status, or why there was none. */

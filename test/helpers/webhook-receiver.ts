@@ -1,5 +1,5 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import { type AddressInfo, createServer as createNetServer, type Server as NetServer } from 'node:net';
+import { type AddressInfo, createServer as createNetServer, type Server as NetServer, type Socket } from 'node:net';
 
 /**
  * How the receiver answers one call:
@@ -166,16 +166,14 @@ export const startCanary = async (): Promise<Canary> => {
       server.once('error', () => ok(false));
       server.listen(0, host, () => ok(true));
     });
-  let server = createNetServer((socket) => {
+  const count = (socket: Socket) => {
     connections++;
     socket.destroy();
-  });
+  };
+  let server = createNetServer(count);
   // Dual stack where the host has IPv6, so a connection to ::1 would be counted too.
   if (!(await listen(server, '::'))) {
-    server = createNetServer((socket) => {
-      connections++;
-      socket.destroy();
-    });
+    server = createNetServer(count);
     await listen(server, '127.0.0.1');
   }
   return {
@@ -184,5 +182,21 @@ export const startCanary = async (): Promise<Canary> => {
       return connections;
     },
     close: () => new Promise<void>((ok) => server.close(() => ok())),
+  };
+};
+
+/** The receivers and canaries one test file starts, closed together when it ends. */
+export const receiverPool = () => {
+  const open: Array<{ close(): Promise<void> }> = [];
+  const kept = <T extends { close(): Promise<void> }>(made: T): T => {
+    open.push(made);
+    return made;
+  };
+  return {
+    receiver: async (host?: string) => kept(await startReceiver(host)),
+    canary: async () => kept(await startCanary()),
+    async closeAll() {
+      for (const one of open.splice(0)) await one.close();
+    },
   };
 };
