@@ -244,6 +244,39 @@ export const storeContract = (backend: string, open: () => Promise<Store>) => {
       expect((await store.apiKeys.list()).find((k) => k.id === bare.id)?.revokedAt).toBeUndefined();
     });
 
+    it('keeps an event exactly when its transaction commits, among many committed together', async () => {
+      const before = await store.events.lastSeq();
+      // 75 transactions started at once (a store may commit them together); every third fails after its append.
+      const outcomes = await Promise.allSettled(
+        Array.from({ length: 75 }, (_, i) =>
+          store.transaction(async () => {
+            const r = row(`outbox-${i}`);
+            await store.insert('Item', r);
+            await store.events.append({
+              type: 'Item.created',
+              time: r.createdAt,
+              resource: 'Item',
+              recordId: r.id,
+              data: { i },
+            });
+            if (i % 3 === 2) throw new Error('changed my mind');
+          }),
+        ),
+      );
+      expect(outcomes.map((o) => o.status)).toEqual(
+        Array.from({ length: 75 }, (_, i) => (i % 3 === 2 ? 'rejected' : 'fulfilled')),
+      );
+      const events = await store.events.after(before, 1000);
+      const committed = Array.from({ length: 75 }, (_, i) => i).filter((i) => i % 3 !== 2);
+      expect(events.map((e) => e.data.i).sort((a, b) => Number(a) - Number(b))).toEqual(committed);
+      for (const e of events) expect(await store.get('Item', e.recordId as string)).toBeDefined();
+      // Outside a transaction an append is written at once.
+      await store.events.append({ type: 'Item.note', time: new Date().toISOString(), data: { alone: true } });
+      expect((await store.events.after(events.at(-1)?.seq ?? before, 10)).map((e) => e.data)).toEqual([
+        { alone: true },
+      ]);
+    });
+
     it('deletes', async () => {
       const r = row('gone');
       await store.insert('Item', r);

@@ -6,6 +6,22 @@ interface Batch {
 }
 
 /**
+ * Writes a part of the store holds back until the batch commits (the outbox: its rows are written together,
+ * in a few multi-row INSERTs, just before COMMIT). Callers run one at a time, so whatever was staged since
+ * the last keep() or drop() belongs to the caller running now.
+ */
+export interface BatchTail {
+  /** The running caller's savepoint was released: what it staged joins the batch. */
+  keep(): void;
+  /** The running caller's savepoint was rolled back: what it staged is forgotten. */
+  drop(): void;
+  /** Inside the transaction, just before its COMMIT: write what the batch kept. */
+  write(): void;
+  /** The batch is over, committed or not: forget everything staged. */
+  clear(): void;
+}
+
+/**
  * Write transactions with group commit. Each caller's work runs alone, in its own SAVEPOINT, one after
  * the other (SQLite has one writer); the savepoints opened within one turn of the event loop share a
  * single SQLite transaction, committed once when the turn ends. A caller's promise settles only after
@@ -21,6 +37,7 @@ export class GroupCommit {
   #batch: Batch | undefined;
   #running = 0;
   #flushScheduled = false;
+  readonly #tails: BatchTail[] = [];
 
   constructor(
     db: Database,
@@ -35,6 +52,15 @@ export class GroupCommit {
       release: db.prepare('RELEASE nf_tx'),
       rollbackTo: db.prepare('ROLLBACK TO nf_tx'),
     };
+  }
+
+  addTail(tail: BatchTail) {
+    this.#tails.push(tail);
+  }
+
+  /** True while a caller's work runs inside a batch: a tail stages its writes instead of making them. */
+  get staging() {
+    return this.#running > 0;
   }
 
   async run<T>(fn: () => Promise<T>): Promise<T> {
@@ -56,9 +82,11 @@ export class GroupCommit {
       try {
         const result = await this.#context.run(true, fn);
         s.release.run();
+        for (const tail of this.#tails) tail.keep();
         const committed = new Promise<void>((resolve, reject) => batch.waiters.push({ resolve, reject }));
         return { result, committed };
       } catch (error) {
+        for (const tail of this.#tails) tail.drop();
         if (this.#db.inTransaction) {
           s.rollbackTo.run();
           s.release.run();
@@ -93,13 +121,20 @@ export class GroupCommit {
     if (!batch) return;
     this.#batch = undefined;
     try {
-      if (batch.waiters.length > 0) this.#statements.commit.run();
-      else this.#statements.rollback.run();
+      if (batch.waiters.length === 0) this.#statements.rollback.run();
+      else {
+        // SQLite may have ended the transaction on its own (a full disk): the tails must not write outside it.
+        if (!this.#db.inTransaction) throw new Error('the batch transaction ended before its commit');
+        for (const tail of this.#tails) tail.write();
+        this.#statements.commit.run();
+      }
     } catch (error) {
       if (this.#db.inTransaction) this.#statements.rollback.run();
       const mapped = this.onCommitError(error);
       for (const w of batch.waiters) w.reject(mapped);
       return;
+    } finally {
+      for (const tail of this.#tails) tail.clear();
     }
     for (const w of batch.waiters) w.resolve();
   }

@@ -75,8 +75,6 @@ export class SqliteStore implements Store {
     this.idempotency = sqliteIdempotency(this.#db);
     this.stateLog = sqliteStateLog(this.#db);
     this.apiKeys = sqliteApiKeys(this.#db);
-    this.events = sqliteEventLog(this.#db, options.path);
-    this.webhooks = sqliteWebhooks(this.#db);
     this.#group = new GroupCommit(this.#db, (error) => {
       try {
         return translate(error, { name: '', fields: [] } as unknown as ResourcePlan);
@@ -84,6 +82,8 @@ export class SqliteStore implements Store {
         return mapped;
       }
     });
+    this.events = sqliteEventLog(this.#db, options.path, this.#group);
+    this.webhooks = sqliteWebhooks(this.#db);
   }
 
   async migrate(plan: Plan, options: { allowDataLoss?: boolean } = {}) {
