@@ -106,8 +106,11 @@ export const createServer = async (plan: Plan, options: ServerOptions): Promise<
 
   registerJsonBody(app, { bodyLimit: plan.limits.bodyBytes, maxDepth: plan.limits.depth });
 
-  // Callback-style hooks: an async hook costs a promise per request.
+  // Callback-style hooks: an async hook costs a promise per request. Requests are counted here too (the
+  // delivery worker slows down while they saturate the process): no second listener on the server.
+  let served = 0;
   app.addHook('onRequest', (request, reply, done) => {
+    served++;
     reply.header('x-request-id', request.id);
     done();
   });
@@ -153,10 +156,6 @@ export const createServer = async (plan: Plan, options: ServerOptions): Promise<
     if (webhooks) registerWebhookRoutes(app, ctx, identifyDefault, () => webhookWorker?.refresh(), options.lookup);
     if (webhooks || hasCallbacks(plan)) {
       if (hasCallbacks(plan)) registerCallbackAdmin(app, ctx, auth);
-      let served = 0;
-      app.server.on('request', () => {
-        served++;
-      });
       app.addHook('onReady', async () => {
         await ensureCallbackEndpoints(ctx);
         webhookWorker = startWebhookWorker(ctx, {
