@@ -2,7 +2,7 @@ import { request as httpRequest, type IncomingMessage, type ServerResponse } fro
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueApiKey } from '../src/parts/auth/keys.ts';
-import { call, planOf, type Served, servePlan } from './helpers/serve-spec.ts';
+import { call, planOf, type Served, servePlan, TICKET_KEY_AUTH } from './helpers/serve-spec.ts';
 import { eventually } from './helpers/serve-states.ts';
 
 // The server-sent event stream, RELIABILITY.md E1–E6, over real HTTP.
@@ -15,13 +15,7 @@ resources:
       title: { type: string, required: true }
       owner: { type: string }
       blob: { type: string, maxLength: 200000 }
-auth:
-  schemes: { key: { type: apiKey, in: header, name: X-Api-Key } }
-  require: [key]
-  roles: { agent: Works tickets. }
-  rules:
-    Ticket:
-      owner: owner
+${TICKET_KEY_AUTH}
 events:
   auto: true
   stream: { heartbeat: 200ms, recheck: 300ms, maxPerCaller: 2 }

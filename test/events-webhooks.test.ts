@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueApiKey } from '../src/parts/auth/keys.ts';
-import { call, planOf, type Served, servePlan } from './helpers/serve-spec.ts';
+import { call, planOf, type Served, servePlan, TICKET_KEY_AUTH } from './helpers/serve-spec.ts';
 import { eventually } from './helpers/serve-states.ts';
 
 // Webhooks end to end: a receiver on loopback (the spec allows private targets, as tests need), deliveries
@@ -23,13 +23,7 @@ resources:
       final: [closed]
       transitions:
         close: { from: open, to: closed }
-auth:
-  schemes: { key: { type: apiKey, in: header, name: X-Api-Key } }
-  require: [key]
-  roles: { agent: Works tickets. }
-  rules:
-    Ticket:
-      owner: owner
+${TICKET_KEY_AUTH}
 events:
   auto: true
   webhooks: { retry: [100ms, 200ms], allowPrivateTargets: ${allowPrivate} }

@@ -25,6 +25,15 @@ export interface Served {
 }
 
 /** Parses and checks an inline spec; any diagnostic error fails the test loudly. */
+/** An inline spec's `auth:` block: API keys in X-Api-Key, one role (agent), Ticket records owned by `owner`. */
+export const TICKET_KEY_AUTH = `auth:
+  schemes: { key: { type: apiKey, in: header, name: X-Api-Key } }
+  require: [key]
+  roles: { agent: Works tickets. }
+  rules:
+    Ticket:
+      owner: owner`;
+
 export const planOf = (yaml: string): Plan => {
   const parsed = parseSpecText(yaml, 'inline.yaml');
   const checked = checkSource({ ...parsed, dir: process.cwd() });
