@@ -62,3 +62,49 @@ describe('a revoked key on a running server', () => {
     expect(r.text).not.toContain('nfk_');
   });
 });
+
+// A revocation made while another request's transaction waits (here: hashing a password) and then fails must
+// not be rolled back with that request: the admin API's revoke runs in its own transaction.
+const RACE_SPEC = `
+ninefold: 1
+service: { name: revoke-race }
+resources:
+  User:
+    fields:
+      email: { type: string, required: true, unique: true, maxLength: 254 }
+      password: { type: string, required: true, writeOnly: true, maxLength: 200 }
+      roles: { type: array, maxItems: 4, items: { type: string, maxLength: 20 } }
+auth:
+  schemes:
+    key: { type: apiKey, in: header, name: X-Api-Key }
+    basic: { type: basic, users: User, usernameField: email, passwordField: password, rolesField: roles }
+  require: [key]
+  roles: { writer: Writes users. }
+endpoints:
+  User: { operations: [list, get, create] }
+`;
+
+describe('a revocation while another transaction waits and then rolls back', () => {
+  let r: Served;
+  beforeAll(async () => {
+    r = await servePlan(planOf(RACE_SPEC));
+  });
+  afterAll(() => r.close({ remove: true }));
+
+  it('holds: the revoked key is refused afterwards', async () => {
+    const admin = await issueApiKey(r.store, { roles: ['admin'] });
+    const victim = await issueApiKey(r.store, { roles: ['writer'] });
+    const headers = { 'x-api-key': admin.key };
+    const taken = { email: 'taken@example.com', password: 'pw-1', roles: ['writer'] };
+    expect((await call(r.url, 'POST', '/users', { json: taken, headers })).status).toBe(201);
+    expect((await call(r.url, 'GET', '/users', { headers: { 'x-api-key': victim.key } })).status).toBe(200);
+    // Each of these hashes its password inside its transaction, then fails on the unique email.
+    const doomed = Array.from({ length: 6 }, () => call(r.url, 'POST', '/users', { json: taken, headers }));
+    await new Promise((resolve) => setTimeout(resolve, 15));
+    const gone = await call(r.url, 'DELETE', `/_ninefold/keys/${victim.record.id}`, { headers });
+    expect(gone.status).toBe(204);
+    expect((await Promise.all(doomed)).map((d) => d.status)).toEqual([409, 409, 409, 409, 409, 409]);
+    const refused = await call(r.url, 'GET', '/users', { headers: { 'x-api-key': victim.key } });
+    expect(refused.status).toBe(401);
+  });
+});

@@ -277,6 +277,24 @@ export const storeContract = (backend: string, open: () => Promise<Store>) => {
       ]);
     });
 
+    it('keeps an event appended outside any transaction while another transaction waits, then rolls back', async () => {
+      const before = await store.events.lastSeq();
+      let waiting!: () => void;
+      const suspended = new Promise<void>((resolve) => {
+        waiting = resolve;
+      });
+      const failing = store.transaction(async () => {
+        await store.events.append({ type: 'Item.doomed', time: new Date().toISOString(), data: {} });
+        waiting();
+        await new Promise((resolve) => setTimeout(resolve, 20)); // suspended mid-transaction
+        throw new Error('changed my mind');
+      });
+      await suspended;
+      await store.events.append({ type: 'Item.bystander', time: new Date().toISOString(), data: {} });
+      await expect(failing).rejects.toThrow('changed my mind');
+      expect((await store.events.after(before, 10)).map((e) => e.type)).toEqual(['Item.bystander']);
+    });
+
     it('deletes', async () => {
       const r = row('gone');
       await store.insert('Item', r);

@@ -106,9 +106,6 @@ export const sqliteEventLog = (
 ): EventLog & { close(): void } => {
   upgrade(db);
   db.exec(TABLE);
-  const insert = db.prepare(
-    'INSERT INTO _ninefold_events (type, time, resource, record_id, data) VALUES (?, ?, ?, ?, ?)',
-  );
   const staged = stagedInserts(db);
   group.addTail(staged);
   let reader: Database.Database | undefined;
@@ -130,8 +127,12 @@ export const sqliteEventLog = (
   let last: Database.Statement | undefined;
   return {
     append(e) {
-      if (group.staging) staged.stage(rowOf(e));
-      else insert.run(rowOf(e));
+      if (group.inTransaction) staged.stage(rowOf(e));
+      // Alone: its own savepoint in the open batch (or a new one), so no other caller's rollback takes it along.
+      else
+        return group.run(async () => {
+          staged.stage(rowOf(e));
+        });
     },
     async after(afterSeq, limit, types = []) {
       return (afterStatement(types.length).all(afterSeq, ...types, limit) as EventRow[]).map(toEvent);

@@ -58,9 +58,12 @@ export class GroupCommit {
     this.#tails.push(tail);
   }
 
-  /** True while a caller's work runs inside a batch: a tail stages its writes instead of making them. */
-  get staging() {
-    return this.#running > 0;
+  /**
+   * True inside a caller's work (its async context): what a tail stages there belongs to that caller. Work
+   * outside any transaction that runs while a caller is suspended mid-transaction is not that caller's.
+   */
+  get inTransaction(): boolean {
+    return this.#context.getStore() === true;
   }
 
   async run<T>(fn: () => Promise<T>): Promise<T> {
