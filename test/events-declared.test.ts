@@ -110,6 +110,11 @@ ${['good', 'thenFail', 'wrongShape', 'undeclared']
       errors: [conflict]`,
   )
   .join('\n')}
+    - name: peek
+      method: GET
+      path: /notes/{id}/peek
+      handler: ./handlers.mjs#good
+      request: { params: { id: { type: string, required: true } } }
 `;
 
 describe('emit from a custom handler', () => {
@@ -140,5 +145,11 @@ describe('emit from a custom handler', () => {
     expect((await call(s.url, 'POST', '/notes/n7/good')).status).toBe(200);
     const seen = await eventsOf(s, {}, 'Note.flagged');
     expect(seen.map((e) => e.data)).toEqual([{ note: 'n7', level: 2 }]);
+  });
+
+  it('writes the event of a GET handler (no transaction of its own) by the time the answer comes', async () => {
+    expect((await call(s.url, 'GET', '/notes/n8/peek')).status).toBe(200);
+    const seen = await eventsOf(s, {}, 'Note.flagged');
+    expect(seen.map((e) => e.data)).toContainEqual({ note: 'n8', level: 2 });
   });
 });

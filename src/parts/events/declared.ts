@@ -8,7 +8,8 @@ export type EmitDeclared = (type: string, payload: Readonly<Record<string, unkno
 /**
  * The emitter custom handlers reach as `ctx.emit`. Each declared event's payload schema is compiled once; an
  * emit appends to the outbox on the writing connection, so inside an unsafe (POST, PUT, PATCH, DELETE)
- * handler the event commits or rolls back with the handler's writes. A type that is not declared, or a
+ * handler the event commits or rolls back with the handler's writes (in a GET handler it is written in a
+ * transaction of its own). A type that is not declared, or a
  * payload of the wrong shape, is the handler's mistake: it throws, the request ends as a 500 and nothing is
  * written. The event's data is the payload itself.
  */
