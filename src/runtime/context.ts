@@ -6,7 +6,14 @@ import type { Row, Store } from '../storage/index.ts';
 
 /** Something that happened to a record, inside the transaction that made it happen. */
 export type WriteEvent =
-  | { readonly kind: 'created'; readonly resource: ResourcePlan; readonly after: Row; readonly actor: string }
+  | {
+      readonly kind: 'created';
+      readonly resource: ResourcePlan;
+      readonly after: Row;
+      readonly actor: string;
+      /** The record serialised whole, when the creator was answered with all of it: written once, used twice. */
+      readonly json?: string;
+    }
   | {
       readonly kind: 'updated';
       readonly resource: ResourcePlan;

@@ -42,8 +42,8 @@ export const outboxHook = (ctx: RuntimeContext, appended: () => void): WriteHook
         : ctx.now().toISOString();
     switch (event.kind) {
       case 'created': {
-        // The record's JSON is written once: the answer to the create reuses it.
-        const json = writer.serializeFinal(event.after);
+        // The record's JSON is written once when the answer to the create showed all of it.
+        const json = event.json ?? writer.serialize(event.after);
         return append({
           type: `${resource.name}.created`,
           time,

@@ -43,12 +43,6 @@ export const parseIfMatch = (header: string | string[] | undefined): number | un
   return m ? Number(m[1]) : null;
 };
 
-/**
- * Rows already serialised whole (no field hidden) while their write ran: the outbox writes a new record's JSON
- * into its created event, and the answer to the create reuses it. Only rows no one changes afterwards go here.
- */
-const serialisedRows = new WeakMap<Row, string>();
-
 /** Turns a stored row into what clients see, and serialises it with a schema-compiled stringifier. */
 export const createRecordWriter = (resource: ResourcePlan) => {
   const visible = resource.fields.filter((f) => !f.writeOnly);
@@ -73,13 +67,7 @@ export const createRecordWriter = (resource: ResourcePlan) => {
   };
   return {
     toApi,
-    serialize: (row: Row) => serialisedRows.get(row) ?? stringify(toApi(row)),
-    /** Serialises a row that will not change again, remembering the text for the next `serialize` of it. */
-    serializeFinal: (row: Row) => {
-      const text = stringify(toApi(row));
-      serialisedRows.set(row, text);
-      return text;
-    },
+    serialize: (row: Row) => stringify(toApi(row)),
     stringify,
     visibleTo,
   };

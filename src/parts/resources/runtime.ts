@@ -120,11 +120,24 @@ export const compileRecordHandlers = (ctx: RuntimeContext, resource: ResourcePla
     }
     if (resource.states && stateField) row[stateField] = resource.states.initial;
     await ctx.store.insert(resource.name, row);
-    await runHooks(ctx, { kind: 'created', resource, after: row, actor: input.caller });
+    // The answer is serialised before the hooks run (none changes the row): when it shows the whole record, the
+    // created event reuses its text.
+    const hidden = ctx.access.hiddenFields(resource, input.principal);
+    const answer = writer.serialize(writer.visibleTo(row, hidden));
+    await runHooks(
+      ctx,
+      hidden.size === 0
+        ? { kind: 'created', resource, after: row, actor: input.caller, json: answer }
+        : { kind: 'created', resource, after: row, actor: input.caller },
+    );
     const location = resource.itemPath.replace(/\{(\w+)\}/g, (_, p: string) =>
       p === 'id' ? row.id : (input.params[p] ?? ''),
     );
-    return respond(input, 201, row, { location: `${ctx.plan.service.basePath}${location}` });
+    return {
+      status: 201,
+      body: answer,
+      headers: { 'content-type': JSON_TYPE, etag: etagOf(row), location: `${ctx.plan.service.basePath}${location}` },
+    };
   };
 
   const get: Handler = async (input) => respond(input, 200, await load(input));
