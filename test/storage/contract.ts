@@ -277,7 +277,7 @@ export const storeContract = (backend: string, open: () => Promise<Store>) => {
       ]);
     });
 
-    it('keeps an event appended outside any transaction while another transaction waits, then rolls back', async () => {
+    it('keeps writes made outside any transaction while another transaction waits, then rolls back', async () => {
       const before = await store.events.lastSeq();
       let waiting!: () => void;
       const suspended = new Promise<void>((resolve) => {
@@ -289,10 +289,26 @@ export const storeContract = (backend: string, open: () => Promise<Store>) => {
         await new Promise((resolve) => setTimeout(resolve, 20)); // suspended mid-transaction
         throw new Error('changed my mind');
       });
+      const failed = failing.catch((error: unknown) => error);
       await suspended;
-      await store.events.append({ type: 'Item.bystander', time: new Date().toISOString(), data: {} });
-      await expect(failing).rejects.toThrow('changed my mind');
+      // Writes of every kind, none in a transaction, all made while the other one is suspended: each must stay.
+      const bystander = row('bystander');
+      const key = {
+        id: 'key_bystander',
+        secretHash: 'x',
+        subject: 'b',
+        roles: [],
+        createdAt: new Date().toISOString(),
+      };
+      await Promise.all([
+        store.events.append({ type: 'Item.bystander', time: new Date().toISOString(), data: {} }),
+        store.insert('Item', bystander),
+        store.apiKeys.create(key),
+      ]);
+      expect(((await failed) as Error).message).toBe('changed my mind');
       expect((await store.events.after(before, 10)).map((e) => e.type)).toEqual(['Item.bystander']);
+      expect(await store.get('Item', bystander.id)).toBeDefined();
+      expect(await store.apiKeys.find(key.id)).toBeDefined();
     });
 
     it('deletes', async () => {

@@ -92,10 +92,7 @@ export const registerKeyAdmin = (app: FastifyInstance, ctx: RuntimeContext, auth
   });
   app.delete(`${base}/:id`, { onRequest }, async (request, reply) => {
     const { id } = request.params as { id: string };
-    // In its own transaction: outside one, the write would join whichever request's transaction is open, and
-    // roll back with it.
-    const revoked = await ctx.store.transaction(() => ctx.store.apiKeys.revoke(id, ctx.now()));
-    if (!revoked) throw new ApiError('not_found', `No live key ${id}.`);
+    if (!(await ctx.store.apiKeys.revoke(id, ctx.now()))) throw new ApiError('not_found', `No live key ${id}.`);
     return reply.code(204).send();
   });
 };

@@ -45,8 +45,7 @@ export const startTimerWorker = (ctx: RuntimeContext, fire: FireTimer, pollMs: n
   let handle: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
   const tick = async () => {
-    // Its own transaction: outside one, the claim would join (and could roll back with) a request's transaction.
-    const due = await ctx.store.transaction(() => ctx.store.stateLog.claimDue(ctx.now(), owner, LEASE_MS, 100));
+    const due = await ctx.store.stateLog.claimDue(ctx.now(), owner, LEASE_MS, 100);
     for (const timer of due) {
       if (stopped) return;
       await fire(timer);

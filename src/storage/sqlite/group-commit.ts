@@ -66,6 +66,14 @@ export class GroupCommit {
     return this.#context.getStore() === true;
   }
 
+  /**
+   * True when a write made now, by code outside any transaction, would land in a batch that is open for other
+   * callers (inside the savepoint of one that is suspended, or in a batch waiting for its COMMIT).
+   */
+  get openToOthers(): boolean {
+    return this.#batch !== undefined && !this.inTransaction;
+  }
+
   async run<T>(fn: () => Promise<T>): Promise<T> {
     // Already inside one of our transactions (same async context): join it.
     if (this.#context.getStore()) return fn();
@@ -142,3 +150,22 @@ export class GroupCommit {
     for (const w of batch.waiters) w.resolve();
   }
 }
+
+/**
+ * Makes the named write methods of a part of the store safe to call outside a transaction. While a batch is
+ * open for other callers, such a write runs in a transaction of its own; otherwise it would land in a suspended
+ * caller's savepoint and roll back with it. With no batch open it runs at once, on its own (autocommit).
+ */
+export const writesOwnTransaction = <T extends object>(
+  group: GroupCommit,
+  part: T,
+  methods: ReadonlyArray<keyof T & string>,
+): T => {
+  const guarded = part as Record<string, unknown>;
+  for (const name of methods) {
+    const method = guarded[name] as (...args: unknown[]) => Promise<unknown>;
+    guarded[name] = (...args: unknown[]) =>
+      group.openToOthers ? group.run(() => method.apply(part, args)) : method.apply(part, args);
+  }
+  return part;
+};

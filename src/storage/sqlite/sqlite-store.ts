@@ -4,7 +4,7 @@ import { type ListQuery, type Row, type Store, StoreError, type UpdateExpectatio
 import { sqliteApiKeys } from './api-keys.ts';
 import { fromSqlite, quote, SYSTEM_COLUMNS, toSqlite } from './columns.ts';
 import { sqliteEventLog } from './event-log.ts';
-import { GroupCommit } from './group-commit.ts';
+import { GroupCommit, writesOwnTransaction } from './group-commit.ts';
 import { sqliteIdempotency } from './idempotency.ts';
 import { buildListSql, cursorValues, type ListSql, listShapeKey } from './list-sql.ts';
 import { migrateSqlite } from './migrate.ts';
@@ -72,18 +72,36 @@ export class SqliteStore implements Store {
     this.#synchronous = options.synchronous ?? 'NORMAL';
     this.#db.pragma(`synchronous = ${this.#synchronous}`);
     this.#db.pragma('foreign_keys = ON');
-    this.idempotency = sqliteIdempotency(this.#db);
-    this.stateLog = sqliteStateLog(this.#db);
-    this.apiKeys = sqliteApiKeys(this.#db);
-    this.#group = new GroupCommit(this.#db, (error) => {
+    const group = new GroupCommit(this.#db, (error) => {
       try {
         return translate(error, { name: '', fields: [] } as unknown as ResourcePlan);
       } catch (mapped) {
         return mapped;
       }
     });
-    this.events = sqliteEventLog(this.#db, options.path, this.#group);
-    this.webhooks = sqliteWebhooks(this.#db);
+    this.#group = group;
+    this.idempotency = writesOwnTransaction(group, sqliteIdempotency(this.#db), ['save', 'purgeBefore']);
+    this.stateLog = writesOwnTransaction(group, sqliteStateLog(this.#db), [
+      'append',
+      'schedule',
+      'cancel',
+      'claimDue',
+      'finish',
+    ]);
+    this.apiKeys = writesOwnTransaction(group, sqliteApiKeys(this.#db), ['create', 'revoke']);
+    this.events = sqliteEventLog(this.#db, options.path, group);
+    this.webhooks = writesOwnTransaction(group, sqliteWebhooks(this.#db), [
+      'createEndpoint',
+      'updateEndpoint',
+      'deleteEndpoint',
+      'leaseEndpoints',
+      'releaseEndpoints',
+      'moveCursor',
+      'advanceCursor',
+      'recordAttempt',
+      'claimDue',
+      'retry',
+    ]);
   }
 
   async migrate(plan: Plan, options: { allowDataLoss?: boolean } = {}) {
@@ -156,7 +174,10 @@ export class SqliteStore implements Store {
     return raws.map(table.toRow);
   }
 
-  async insert(resource: string, row: Row) {
+  // Record writes outside a transaction, while a batch is open for others, run in one of their own (see
+  // writesOwnTransaction).
+  async insert(resource: string, row: Row): Promise<void> {
+    if (this.#group.openToOthers) return this.#group.run(() => this.insert(resource, row));
     const table = this.#table(resource);
     try {
       table.insert.run(table.toParams(row));
@@ -165,7 +186,13 @@ export class SqliteStore implements Store {
     }
   }
 
-  async update(resource: string, id: string, changes: Record<string, unknown>, expect: UpdateExpectation = {}) {
+  async update(
+    resource: string,
+    id: string,
+    changes: Record<string, unknown>,
+    expect: UpdateExpectation = {},
+  ): Promise<Row | undefined> {
+    if (this.#group.openToOthers) return this.#group.run(() => this.update(resource, id, changes, expect));
     const table = this.#table(resource);
     const names = Object.keys(changes);
     const whereNames = Object.keys(expect.where ?? {});
@@ -202,7 +229,8 @@ export class SqliteStore implements Store {
     return this.get(resource, id);
   }
 
-  async delete(resource: string, id: string, expect: UpdateExpectation = {}) {
+  async delete(resource: string, id: string, expect: UpdateExpectation = {}): Promise<boolean> {
+    if (this.#group.openToOthers) return this.#group.run(() => this.delete(resource, id, expect));
     const table = this.#table(resource);
     if (expect.revision !== undefined) {
       return (
