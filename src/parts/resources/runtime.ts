@@ -33,11 +33,18 @@ export const compileRecordHandlers = (ctx: RuntimeContext, resource: ResourcePla
   const owner = ctx.access.ownerOf(resource);
   const passwords = [...(ctx.passwordFields.get(resource.name) ?? [])];
 
-  const respond = (input: HandlerInput, status: number, row: Row, extra?: Record<string, string>) => ({
+  /** A record's answer from its serialised body. */
+  const answerWith = (status: number, row: Row, body: string, extra?: Record<string, string>) => ({
     status,
-    body: writer.serialize(writer.visibleTo(row, ctx.access.hiddenFields(resource, input.principal))),
+    body,
     headers: { 'content-type': JSON_TYPE, etag: etagOf(row), ...extra },
   });
+  const respond = (input: HandlerInput, status: number, row: Row) =>
+    answerWith(
+      status,
+      row,
+      writer.serialize(writer.visibleTo(row, ctx.access.hiddenFields(resource, input.principal))),
+    );
 
   /** Passwords of a user store are stored as scrypt hashes only. */
   const hashPasswords = async (values: Record<string, unknown>) => {
@@ -133,11 +140,7 @@ export const compileRecordHandlers = (ctx: RuntimeContext, resource: ResourcePla
     const location = resource.itemPath.replace(/\{(\w+)\}/g, (_, p: string) =>
       p === 'id' ? row.id : (input.params[p] ?? ''),
     );
-    return {
-      status: 201,
-      body: answer,
-      headers: { 'content-type': JSON_TYPE, etag: etagOf(row), location: `${ctx.plan.service.basePath}${location}` },
-    };
+    return answerWith(201, row, answer, { location: `${ctx.plan.service.basePath}${location}` });
   };
 
   const get: Handler = async (input) => respond(input, 200, await load(input));

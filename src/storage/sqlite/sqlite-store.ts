@@ -102,6 +102,7 @@ export class SqliteStore implements Store {
       'claimDue',
       'retry',
     ]);
+    writesOwnTransaction(group, this as SqliteStore, ['insert', 'update', 'delete']);
   }
 
   async migrate(plan: Plan, options: { allowDataLoss?: boolean } = {}) {
@@ -174,10 +175,7 @@ export class SqliteStore implements Store {
     return raws.map(table.toRow);
   }
 
-  // Record writes outside a transaction, while a batch is open for others, run in one of their own (see
-  // writesOwnTransaction).
-  async insert(resource: string, row: Row): Promise<void> {
-    if (this.#group.openToOthers) return this.#group.run(() => this.insert(resource, row));
+  async insert(resource: string, row: Row) {
     const table = this.#table(resource);
     try {
       table.insert.run(table.toParams(row));
@@ -186,13 +184,7 @@ export class SqliteStore implements Store {
     }
   }
 
-  async update(
-    resource: string,
-    id: string,
-    changes: Record<string, unknown>,
-    expect: UpdateExpectation = {},
-  ): Promise<Row | undefined> {
-    if (this.#group.openToOthers) return this.#group.run(() => this.update(resource, id, changes, expect));
+  async update(resource: string, id: string, changes: Record<string, unknown>, expect: UpdateExpectation = {}) {
     const table = this.#table(resource);
     const names = Object.keys(changes);
     const whereNames = Object.keys(expect.where ?? {});
@@ -229,8 +221,7 @@ export class SqliteStore implements Store {
     return this.get(resource, id);
   }
 
-  async delete(resource: string, id: string, expect: UpdateExpectation = {}): Promise<boolean> {
-    if (this.#group.openToOthers) return this.#group.run(() => this.delete(resource, id, expect));
+  async delete(resource: string, id: string, expect: UpdateExpectation = {}) {
     const table = this.#table(resource);
     if (expect.revision !== undefined) {
       return (
