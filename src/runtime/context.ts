@@ -1,8 +1,11 @@
 import type { Ajv } from 'ajv';
+import type { FastifyReply } from 'fastify';
 import type { AccessControl } from '../parts/auth/access.ts';
 import type { Principal } from '../parts/auth/principal.ts';
 import type { Plan, ResourcePlan, TransitionPlan } from '../plan/types.ts';
 import type { Row, Store } from '../storage/index.ts';
+import type { Deadline } from './deadlines.ts';
+import type { Signal } from './signal.ts';
 
 /** Something that happened to a record, inside the transaction that made it happen. */
 export type WriteEvent =
@@ -45,6 +48,8 @@ export interface RuntimeContext {
   readonly ajv: Ajv;
   readonly now: () => Date;
   readonly hooks: WriteHook[];
+  /** Events were appended to the outbox (their transaction may not have committed yet): readers look again. */
+  readonly appended: Signal;
   /** Per-record rules, owners and readable fields (auth part). */
   readonly access: AccessControl;
   /** Password fields of user stores, per resource: hashed before they are stored, never shown. */
@@ -68,6 +73,12 @@ export interface HandlerInput {
   readonly caller: string;
   /** The authenticated caller; undefined on a public route called without credentials. */
   readonly principal?: Principal;
+  /** The client's address. */
+  readonly ip: string;
+  /** The request's time budget: custom handlers may watch `deadline.signal`. */
+  readonly deadline?: Deadline;
+  /** Verifies the caller's credentials again (a long-lived stream re-checks them); undefined on a public spec. */
+  readonly reauthenticate?: () => Promise<Principal | undefined>;
 }
 
 export interface HandlerOutput {
@@ -75,6 +86,10 @@ export interface HandlerOutput {
   /** Already serialised JSON, or undefined for an empty body. */
   readonly body?: string;
   readonly headers?: Readonly<Record<string, string>>;
+  /** Runs once the request's transaction has committed (tell a worker about what was written). */
+  readonly afterCommit?: () => void;
+  /** The handler answers on the connection itself, for as long as it likes (the event stream). */
+  readonly takeOver?: (reply: FastifyReply) => void;
 }
 
 export type Handler = (input: HandlerInput) => Promise<HandlerOutput>;

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { ApiError } from '../parts/errors/api-error.ts';
 import type { Handler, HandlerInput, HandlerOutput, RuntimeContext } from './context.ts';
+import type { WorkerHealth } from './workers.ts';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
@@ -12,9 +13,15 @@ export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
  */
 export const withTransaction = (ctx: RuntimeContext, handler: Handler, method: string) => {
   const inFlight = new Set<string>();
+  /** The handler, refusing to commit once the request's budget is spent (its writes roll back). */
+  const inTime = async (input: HandlerInput) => {
+    const output = await handler(input);
+    if (input.deadline?.expired) throw new ApiError('timeout', 'The request took longer than its time budget.');
+    return output;
+  };
   return async (input: HandlerInput, path: string): Promise<HandlerOutput> => {
     const header = input.headers['idempotency-key'];
-    if (header === undefined) return ctx.store.transaction(() => handler(input));
+    if (header === undefined) return ctx.store.transaction(() => inTime(input));
     const key = Array.isArray(header) ? '' : header;
     if (key.length === 0 || key.length > 255) {
       throw new ApiError('idempotency_key_invalid', 'Idempotency-Key must be 1 to 255 characters.');
@@ -35,7 +42,7 @@ export const withTransaction = (ctx: RuntimeContext, handler: Handler, method: s
     inFlight.add(slot);
     try {
       return await ctx.store.transaction(async () => {
-        const output = await handler(input);
+        const output = await inTime(input);
         await ctx.store.idempotency.save(
           input.caller,
           key,
@@ -47,5 +54,45 @@ export const withTransaction = (ctx: RuntimeContext, handler: Handler, method: s
     } finally {
       inFlight.delete(slot);
     }
+  };
+};
+
+/** How often expired Idempotency-Key records are purged, and how many go per batch (a batch is one statement). */
+const SWEEP_MS = 10 * 60_000;
+const SWEEP_BATCH = 500;
+const SWEEP_BATCHES = 20;
+
+/**
+ * Purges Idempotency-Key records older than 24 h: at start, then every 10 minutes, at most 10,000 per sweep in
+ * batches of 500 with a turn of the event loop between them, so a sweep never holds the writer for long.
+ */
+export const startIdempotencySweeper = (ctx: RuntimeContext, health: WorkerHealth) => {
+  let stopped = false;
+  let running: Promise<void> = Promise.resolve();
+  const sweep = async () => {
+    const cutoff = new Date(ctx.now().getTime() - IDEMPOTENCY_TTL_MS);
+    for (let i = 0; i < SWEEP_BATCHES && !stopped; i++) {
+      const purged = await ctx.store.idempotency.purgeBefore(cutoff, SWEEP_BATCH);
+      if (purged < SWEEP_BATCH) break;
+      await new Promise((next) => setImmediate(next));
+    }
+  };
+  const run = () => {
+    running = sweep().then(
+      () => health.ok(),
+      (error) => {
+        if (!stopped) health.failed(error, 'purging expired Idempotency-Key records');
+      },
+    );
+  };
+  run();
+  const timer = setInterval(run, SWEEP_MS);
+  timer.unref();
+  return {
+    async stop() {
+      stopped = true;
+      clearInterval(timer);
+      await running;
+    },
   };
 };

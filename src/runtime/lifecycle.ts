@@ -1,20 +1,69 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Principal } from '../parts/auth/principal.ts';
+import type { HandlerOutput } from './context.ts';
+import type { PipelineRoute } from './route-spec.ts';
+
 /**
- * The request lifecycle, in order. Each phase is compiled per route at start-up from the plan;
- * a request runs only the phases its route needs. docs/lifecycle.md draws the same list.
+ * The request lifecycle, in the order every route runs it: generated, custom and built-in routes alike.
+ * `pipeline.ts` composes each route's steps from this list at start-up, and a request runs only the steps its
+ * route was given. docs/serving.md ("The request lifecycle") draws the same list.
  */
 export const LIFECYCLE = [
-  'route', // Fastify's router (find-my-way); unknown path → 404 not_found, known path + other method → 405
-  'negotiate-version', // versioning part (issue 9): pick the caller's API version
-  'authenticate', // auth part (issue 5)
-  'rate-limit', // limits part (issue 8)
-  'parse', // json-body.ts: size limit while streaming, UTF-8, JSON, depth, forbidden keys
-  'validate', // validator.ts: compiled ajv per route; read-only, unknown and invalid fields
-  'authorise', // auth part (issue 5)
-  'load', // the record named by the path, scoped to its parent
-  'persist', // one transaction: the change, its idempotency record (and, later, its outbox event)
-  'transform', // versioning part: shape the answer for the caller's version
-  'serialise', // fast-json-stringify per resource
-  'respond', // ETag, Location, X-Request-Id; errors rendered by the errors part
+  /** Fastify's router: an unknown path answers 404 `not_found`; a known path with another method 405. */
+  'route',
+  /** Who is calling (auth part), and whether they may call this route at all: its schemes and roles. */
+  'authenticate',
+  /** Rate limits and quotas (limits part). */
+  'limit',
+  /** The caller's API version (versioning part). */
+  'version',
+  /** The body: media type, size, UTF-8, JSON, depth, forbidden keys (body.ts); then any step that reshapes it. */
+  'parse',
+  /** The route's compiled validators, and the steps parts add. */
+  'validate',
+  /** Route-wide checks on the validated request; per-record rules run where the handler loads the record. */
+  'authorise',
+  /** Unsafe routes: one transaction, and the Idempotency-Key record written in it (idempotency.ts). */
+  'transaction',
+  /** The route's handler: load, per-record rules, persist, write hooks (outbox), the answer's body. */
+  'handle',
+  /** The answer: status, headers, body; steps may reshape it. Errors are rendered by the errors part. */
+  'answer',
 ] as const;
 
 export type Phase = (typeof LIFECYCLE)[number];
+
+/** The phases a part may add steps to; the others are the pipeline's own. */
+export type StepPhase = Exclude<Phase, 'route' | 'transaction' | 'handle'>;
+
+/** Phases that run before the body is read (Fastify's onRequest): a caller who may not call learns nothing more. */
+export const BEFORE_BODY: readonly StepPhase[] = ['authenticate', 'limit', 'version'];
+/** Phases that run after the body is read, in the route's handler. */
+export const AFTER_BODY: readonly StepPhase[] = ['parse', 'validate', 'authorise'];
+
+/** One request on its way through the pipeline. Steps read and fill it; the handler sees it as a HandlerInput. */
+export interface Exchange {
+  readonly route: PipelineRoute;
+  readonly request: FastifyRequest;
+  readonly reply: FastifyReply;
+  principal: Principal | undefined;
+  /** Verifies the caller's credentials again (a long-lived stream re-checks them); set by the authenticate step. */
+  reauthenticate?: () => Promise<Principal | undefined>;
+  /** The parsed body; undefined when the request had none. */
+  body: unknown;
+  /** The API version the request is served in (versioning part). */
+  version?: string;
+  /** Set by the handler; answer steps may reshape it. */
+  output?: HandlerOutput;
+}
+
+/** A step of one phase for one route: synchronous when it can be, so a route that needs no I/O makes no promise. */
+export type Step = (exchange: Exchange) => void | Promise<void>;
+
+/** Runs steps in order, staying synchronous until one of them returns a promise. */
+export const runSteps = (steps: readonly Step[], exchange: Exchange, from = 0): void | Promise<void> => {
+  for (let i = from; i < steps.length; i++) {
+    const pending = (steps[i] as Step)(exchange);
+    if (pending) return pending.then(() => runSteps(steps, exchange, i + 1));
+  }
+};

@@ -73,7 +73,8 @@ export interface StoredResponse {
 export interface IdempotencyStore {
   find(caller: string, key: string): Promise<StoredResponse | undefined>;
   save(caller: string, key: string, response: StoredResponse, now: Date): Promise<void>;
-  purgeBefore(cutoff: Date): Promise<number>;
+  /** Deletes at most `limit` records saved before `cutoff` (oldest first); how many went. */
+  purgeBefore(cutoff: Date, limit: number): Promise<number>;
 }
 
 export interface HistoryEntry {

@@ -32,6 +32,7 @@ export const BUILT_IN_ERRORS = {
   idempotency_key_in_use: { status: 409, title: 'A request with this Idempotency-Key is still being processed' },
   invalid_transition: { status: 409, title: 'The transition is not allowed from the current state' },
   field_locked_in_state: { status: 409, title: 'The field cannot be changed in the current state' },
+  request_timeout: { status: 408, title: 'The request was not received in time' },
   precondition_failed: { status: 412, title: 'The resource has changed since it was read' },
   payload_too_large: { status: 413, title: 'The request body is too large' },
   uri_too_long: { status: 414, title: 'The request URI is too long' },

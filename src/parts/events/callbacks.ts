@@ -1,8 +1,6 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Plan } from '../../plan/types.ts';
 import type { RuntimeContext, WriteHook } from '../../runtime/context.ts';
-import type { Authenticator, AuthRequest } from '../auth/authenticate.ts';
-import { KEY_ADMIN_ROLE } from '../auth/key-admin.ts';
+import type { RouteSpec } from '../../runtime/route-spec.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { newWebhookSecret } from './signing.ts';
 import { staticTargetProblem } from './targets.ts';
@@ -71,20 +69,16 @@ export const ensureCallbackEndpoints = async (ctx: RuntimeContext): Promise<void
 };
 
 /**
- * `GET /_ninefold/callbacks` (role admin): per resource, the field, the events, the signing secret to give
- * receivers, and the last 100 deliveries with every attempt.
+ * `GET /_ninefold/callbacks` (a built-in `admin` route: the admin role): per resource, the field, the events, the
+ * signing secret to give receivers, and the last 100 deliveries with every attempt.
  */
-export const registerCallbackAdmin = (app: FastifyInstance, ctx: RuntimeContext, auth: Authenticator) => {
-  if (!auth.enabled) return;
-  const onRequest = async (request: FastifyRequest) => {
-    const principal = await auth.authenticate(request as FastifyRequest & AuthRequest, {
-      kind: 'any',
-      schemes: auth.schemes,
-    });
-    if (!principal?.roles.includes(KEY_ADMIN_ROLE))
-      throw new ApiError('forbidden', `Callbacks are managed with the ${KEY_ADMIN_ROLE} role.`);
-  };
-  app.get(`${ctx.plan.service.basePath}/_ninefold/callbacks`, { onRequest }, async (_request, reply) => {
+export const callbackAdminRoute = (ctx: RuntimeContext): RouteSpec => ({
+  method: 'GET',
+  path: '/_ninefold/callbacks',
+  operation: 'callbacks.list',
+  kind: { action: 'callbacks', builtIn: 'admin' },
+  body: 'none',
+  handler: async () => {
     const data = [];
     for (const [resource, callback] of Object.entries(ctx.plan.spec.events?.callbacks ?? {})) {
       const id = callbackEndpointId(resource);
@@ -97,6 +91,10 @@ export const registerCallbackAdmin = (app: FastifyInstance, ctx: RuntimeContext,
         deliveries: await ctx.store.webhooks.listDeliveries(id, 100),
       });
     }
-    return reply.type('application/json; charset=utf-8').send({ data });
-  });
-};
+    return {
+      status: 200,
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+      body: JSON.stringify({ data }),
+    };
+  },
+});

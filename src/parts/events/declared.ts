@@ -13,7 +13,7 @@ export type EmitDeclared = (type: string, payload: Readonly<Record<string, unkno
  * payload of the wrong shape, is the handler's mistake: it throws, the request ends as a 500 and nothing is
  * written. The event's data is the payload itself.
  */
-export const declaredEmitter = (ctx: RuntimeContext, appended: () => void): EmitDeclared => {
+export const declaredEmitter = (ctx: RuntimeContext): EmitDeclared => {
   const validators = new Map<string, ValidateFunction>(
     Object.entries(ctx.plan.spec.events?.declared ?? {}).map(([type, e]) => [
       type,
@@ -30,6 +30,6 @@ export const declaredEmitter = (ctx: RuntimeContext, appended: () => void): Emit
       );
     }
     await ctx.store.events.append({ type, time: ctx.now().toISOString(), data: { ...payload } });
-    appended();
+    ctx.appended.notify();
   };
 };

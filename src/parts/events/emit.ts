@@ -20,15 +20,15 @@ const changedFields = (resource: ResourcePlan, before: Record<string, unknown>, 
  * own transaction (hooks run there), so an event exists exactly when its change committed. Nothing else
  * happens on the write path: webhook endpoints and callbacks read the outbox after commit, each from its own
  * cursor. The record is stored whole (write-only fields left out); what a reader may see of it is decided
- * when it is read. `appended` is told of every event (the delivery worker wakes on it).
+ * when it is read. `ctx.appended` is told of every event (the delivery worker wakes on it).
  */
-export const outboxHook = (ctx: RuntimeContext, appended: () => void): WriteHook | undefined => {
+export const outboxHook = (ctx: RuntimeContext): WriteHook | undefined => {
   const resources = autoEventResources(ctx.plan);
   if (resources.size === 0) return undefined;
   const writers = new Map(ctx.plan.resources.map((r) => [r.name, createRecordWriter(r)]));
   const append = (e: NewEvent) => {
     const pending = ctx.store.events.append(e);
-    appended();
+    ctx.appended.notify();
     return pending;
   };
   return (event: WriteEvent) => {

@@ -1,4 +1,5 @@
 import type { RuntimeContext } from '../../runtime/context.ts';
+import type { WorkerHealth } from '../../runtime/workers.ts';
 
 /** How often the newest seq is looked at, once for all streams. */
 const HEAD_POLL_MS = 100;
@@ -7,19 +8,21 @@ const HEAD_POLL_MS = 100;
  * Watches the outbox's newest seq for every open stream at once (one cheap query per 100 ms while any
  * stream is open), so an idle stream costs no query of its own.
  */
-export const createOutboxHead = (ctx: RuntimeContext) => {
+export const createOutboxHead = (ctx: RuntimeContext, health: WorkerHealth) => {
   const listeners = new Set<(head: number) => void>();
   let timer: NodeJS.Timeout | undefined;
   let head = 0;
   const poll = async () => {
     try {
       const now = await ctx.store.events.lastSeq();
+      health.ok();
       if (now > head) {
         head = now;
         for (const listener of listeners) listener(head);
       }
-    } catch {
-      // closing, or busy: the next poll looks again
+    } catch (error) {
+      // The next poll looks again; meanwhile the failure is logged and shown in /readyz.
+      health.failed(error, 'reading the newest event');
     }
   };
   return {

@@ -1,15 +1,14 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { RuntimeContext } from '../../runtime/context.ts';
+import type { PartHost } from '../../runtime/part.ts';
+import type { RouteSpec } from '../../runtime/route-spec.ts';
 import type { StoredEvent } from '../../storage/index.ts';
-import type { Principal } from '../auth/principal.ts';
 import { ApiError } from '../errors/api-error.ts';
+import { eventTypeFilter } from './event-log-routes.ts';
 import { createOutboxHead } from './outbox-head.ts';
 import { serveSse } from './sse-connection.ts';
 import { createStreamCaps } from './stream-caps.ts';
 import { streamSettings } from './stream-settings.ts';
 import { createEventFilter } from './visible.ts';
-
-type Identify = (request: FastifyRequest) => Promise<Principal | undefined>;
 
 /** Text rendered per read of the outbox, at most (and at least one event). */
 const PAGE_BYTES = 256 * 1024;
@@ -25,67 +24,74 @@ const text = (value: unknown): string | undefined => (typeof value === 'string' 
  * caller's credentials are checked again every `recheck` (a revoked key or an expired token ends the stream);
  * each caller may hold `maxPerCaller` streams, and the process `maxOpen`.
  */
-export const registerEventStream = (
-  app: FastifyInstance,
-  ctx: RuntimeContext,
-  identify: Identify,
-  typesOf: (query: Record<string, unknown>) => string[],
-) => {
+export const streamRoute = (ctx: RuntimeContext, host: Pick<PartHost, 'health' | 'onClose'>): RouteSpec => {
   const settings = streamSettings(ctx.plan.spec.events?.stream);
   const { heartbeatMs, recheckMs } = settings;
   const caps = createStreamCaps(settings.maxPerCaller, settings.maxOpen);
   const visible = createEventFilter(ctx);
-  const head = createOutboxHead(ctx);
+  const typesOf = eventTypeFilter(ctx);
+  const head = createOutboxHead(ctx, host.health('event stream'));
   /** Open streams, ended when the server closes (they would hold its close up for ever). */
   const open = new Set<() => void>();
-  app.addHook('preClose', async () => {
+  host.onClose(() => {
     for (const end of [...open]) end();
     head.stop();
   });
 
-  app.get(`${ctx.plan.service.basePath}${settings.path}`, async (request, reply) => {
-    const principal = await identify(request);
-    const query = request.query as Record<string, unknown>;
-    const types = new Set(typesOf(query));
-    const resumeId = text(request.headers['last-event-id']) ?? text(query.lastEventId);
-    let seq: number;
-    if (resumeId) {
-      const from = await ctx.store.events.get(resumeId);
-      if (!from) throw new ApiError('invalid_query', 'Last-Event-ID names no event of this service.');
-      seq = from.seq;
-    } else seq = await ctx.store.events.lastSeq();
-    const release = caps.take(principal?.subject ? `sub:${principal.subject}` : `ip:${request.ip}`);
-    /** The text of events after `seq`, up to PAGE_BYTES of it (at least one event); moves `seq` past what it covers. */
-    const render = (events: StoredEvent[]): string => {
-      let out = '';
-      for (const e of events) {
-        seq = e.seq;
-        if (types.size && !types.has(e.type)) continue;
-        const view = visible(e, principal);
-        if (view) out += `id: ${view.id}\nevent: ${view.type}\ndata: ${JSON.stringify(view)}\n\n`;
-        if (out.length >= PAGE_BYTES) break;
-      }
-      return out;
-    };
-    serveSse(reply, {
-      heartbeatMs,
-      recheckMs,
-      next: async (send) => {
-        const batch = await ctx.store.events.after(seq, PAGE);
-        send(render(batch));
-        return batch.length === PAGE || seq < (batch.at(-1)?.seq ?? seq);
-      },
-      stillAllowed: async () => {
-        if (!principal) return true;
-        try {
-          return (await identify(request))?.subject === principal.subject;
-        } catch {
-          return false;
+  return {
+    method: 'GET',
+    path: settings.path,
+    operation: 'events.stream',
+    kind: { action: 'events.stream', builtIn: 'api' },
+    body: 'none',
+    handler: async (input) => {
+      const { principal, query } = input;
+      const types = new Set(typesOf(query));
+      const resumeId = text(input.headers['last-event-id']) ?? text(query.lastEventId);
+      let seq: number;
+      if (resumeId) {
+        const from = await ctx.store.events.get(resumeId);
+        if (!from) throw new ApiError('invalid_query', 'Last-Event-ID names no event of this service.');
+        seq = from.seq;
+      } else seq = await ctx.store.events.lastSeq();
+      const release = caps.take(principal?.subject ? `sub:${principal.subject}` : `ip:${input.ip}`);
+      /** The text of events after `seq`, up to PAGE_BYTES of it (at least one event); moves `seq` past what it covers. */
+      const render = (events: StoredEvent[]): string => {
+        let out = '';
+        for (const e of events) {
+          seq = e.seq;
+          if (types.size && !types.has(e.type)) continue;
+          const view = visible(e, principal);
+          if (view) out += `id: ${view.id}\nevent: ${view.type}\ndata: ${JSON.stringify(view)}\n\n`;
+          if (out.length >= PAGE_BYTES) break;
         }
-      },
-      subscribe: (wake) => head.subscribe(wake),
-      release,
-      open,
-    });
-  });
+        return out;
+      };
+      const reauthenticate = input.reauthenticate;
+      return {
+        status: 200,
+        takeOver: (reply) =>
+          serveSse(reply, {
+            heartbeatMs,
+            recheckMs,
+            next: async (send) => {
+              const batch = await ctx.store.events.after(seq, PAGE);
+              send(render(batch));
+              return batch.length === PAGE || seq < (batch.at(-1)?.seq ?? seq);
+            },
+            stillAllowed: async () => {
+              if (!principal || !reauthenticate) return true;
+              try {
+                return (await reauthenticate())?.subject === principal.subject;
+              } catch {
+                return false;
+              }
+            },
+            subscribe: (wake) => head.subscribe(wake),
+            release,
+            open,
+          }),
+      };
+    },
+  };
 };

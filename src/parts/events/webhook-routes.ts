@@ -1,16 +1,14 @@
 import type { LookupFunction } from 'node:net';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { RuntimeContext } from '../../runtime/context.ts';
+import type { HandlerInput, HandlerOutput, RuntimeContext } from '../../runtime/context.ts';
+import type { RouteSpec } from '../../runtime/route-spec.ts';
 import type { WebhookEndpoint } from '../../storage/index.ts';
-import type { Principal } from '../auth/principal.ts';
 import { ApiError, type FieldError } from '../errors/api-error.ts';
 import { newEventId } from '../resources/record-io.ts';
 import { knownEventNames } from './event-names.ts';
 import { newWebhookSecret } from './signing.ts';
 import { resolveWith, targetProblem } from './targets.ts';
 
-type Identify = (request: FastifyRequest) => Promise<Principal | undefined>;
-const JSON_TYPE = 'application/json; charset=utf-8';
+const JSON_TYPE = { 'content-type': 'application/json; charset=utf-8' };
 const ROTATION_OVERLAP_MS = 24 * 3_600_000;
 
 /** An endpoint as its owner sees it: never the secret (that is shown once, on create and on rotation). */
@@ -28,16 +26,15 @@ const shown = (e: WebhookEndpoint) => ({
  * `/webhook-endpoints`: each caller registers, lists and manages its own receivers. Events reach an endpoint only
  * when its owner may read their record; the secret is shown on create and on rotation only.
  */
-export const registerWebhookRoutes = (
-  app: FastifyInstance,
+export const webhookRoutes = (
   ctx: RuntimeContext,
-  identify: Identify,
+  /** Endpoints were added or changed: the delivery worker takes them up (after the change commits). */
   changed: () => void,
   /** The resolver deliveries connect through: a URL's host is checked with the same answers. */
   lookup?: LookupFunction,
-) => {
+): RouteSpec[] => {
   const resolve = lookup ? resolveWith(lookup) : undefined;
-  const base = `${ctx.plan.service.basePath}/webhook-endpoints`;
+  const base = '/webhook-endpoints';
   const known = new Set(knownEventNames(ctx.plan.spec));
   const offered = ctx.plan.spec.events?.webhooks?.events;
   const allowPrivate = ctx.plan.spec.events?.webhooks?.allowPrivateTargets === true;
@@ -87,92 +84,124 @@ export const registerWebhookRoutes = (
     return b;
   };
 
-  const own = async (request: FastifyRequest) => {
-    const principal = await identify(request);
-    const { id } = request.params as { id: string };
+  const own = async ({ params, principal }: HandlerInput) => {
+    const id = params.id ?? '';
     const endpoint = await ctx.store.webhooks.getEndpoint(id);
     if (endpoint?.kind !== 'webhook' || endpoint.ownerSubject !== (principal?.subject ?? '')) {
       throw new ApiError('not_found', `No webhook endpoint ${id}.`);
     }
-    return { principal, endpoint };
+    return endpoint;
   };
+  const json = (status: number, value: unknown, extra?: Record<string, string>): HandlerOutput => ({
+    status,
+    headers: { ...JSON_TYPE, ...extra },
+    body: JSON.stringify(value),
+  });
+  const kind = { action: 'webhooks', builtIn: 'api' } as const;
+  const route = (
+    method: RouteSpec['method'],
+    path: string,
+    operation: string,
+    handler: RouteSpec['handler'],
+    extra: Partial<RouteSpec> = {},
+  ): RouteSpec => ({
+    method,
+    path: `${base}${path}`,
+    operation: `webhooks.${operation}`,
+    kind,
+    body: 'none',
+    handler,
+    ...extra,
+  });
 
-  app.post(base, async (request, reply) => {
-    const principal = await identify(request);
-    const b = await validate(request.body, true);
-    const nowMs = ctx.now().getTime();
-    const endpoint: WebhookEndpoint = {
-      id: `we_${newEventId(nowMs).slice(4)}`,
-      kind: 'webhook',
-      // Events from now on: the ones already in the outbox are there to read, not to be sent.
-      cursor: await ctx.store.events.lastSeq(),
-      url: b.url as string,
-      events: (b.events as string[] | undefined) ?? [],
-      secret: newWebhookSecret(),
-      ...(typeof b.description === 'string' ? { description: b.description } : {}),
-      ownerSubject: principal?.subject ?? '',
-      ownerRoles: principal?.roles ?? [],
-      createdAt: new Date(nowMs).toISOString(),
-    };
-    await ctx.store.transaction(() => ctx.store.webhooks.createEndpoint(endpoint));
-    changed();
-    return reply
-      .code(201)
-      .type(JSON_TYPE)
-      .header('location', `${base}/${endpoint.id}`)
-      .send({ ...shown(endpoint), secret: endpoint.secret });
-  });
-  app.get(base, async (request, reply) => {
-    const principal = await identify(request);
-    const list = await ctx.store.webhooks.listEndpoints(principal?.subject ?? '');
-    return reply.type(JSON_TYPE).send({ data: list.map(shown) });
-  });
-  app.get(`${base}/:id`, async (request, reply) => reply.type(JSON_TYPE).send(shown((await own(request)).endpoint)));
-  app.patch(`${base}/:id`, async (request, reply) => {
-    const { endpoint } = await own(request);
-    const b = await validate(request.body, false);
-    const changes: Partial<WebhookEndpoint> = {
-      ...(typeof b.url === 'string' ? { url: b.url } : {}),
-      ...(Array.isArray(b.events) ? { events: b.events as string[] } : {}),
-      ...(typeof b.description === 'string' ? { description: b.description } : {}),
-      ...(b.disabled === false ? { disabledAt: undefined, disabledReason: undefined, failingSince: undefined } : {}),
-    };
-    // Re-enabled: deliveries resume with events from now on (those written meanwhile stay in GET /events).
-    const resumeAt = b.disabled === false && endpoint.disabledAt ? await ctx.store.events.lastSeq() : undefined;
-    await ctx.store.transaction(async () => {
-      await ctx.store.webhooks.updateEndpoint(endpoint.id, changes);
-      if (resumeAt !== undefined) await ctx.store.webhooks.moveCursor(endpoint.id, resumeAt);
-    });
-    changed();
-    return reply.type(JSON_TYPE).send(shown((await ctx.store.webhooks.getEndpoint(endpoint.id)) as WebhookEndpoint));
-  });
-  app.delete(`${base}/:id`, async (request, reply) => {
-    const { endpoint } = await own(request);
-    await ctx.store.transaction(() => ctx.store.webhooks.deleteEndpoint(endpoint.id));
-    changed();
-    return reply.code(204).send();
-  });
-  app.post(`${base}/:id/rotate-secret`, async (request, reply) => {
-    const { endpoint } = await own(request);
-    const secret = newWebhookSecret();
-    const previousUntil = new Date(ctx.now().getTime() + ROTATION_OVERLAP_MS).toISOString();
-    await ctx.store.transaction(() =>
-      ctx.store.webhooks.updateEndpoint(endpoint.id, { secret, previousSecret: endpoint.secret, previousUntil }),
-    );
-    changed();
-    return reply.type(JSON_TYPE).send({ id: endpoint.id, secret, previousSecretValidUntil: previousUntil });
-  });
-  app.get(`${base}/:id/deliveries`, async (request, reply) => {
-    const { endpoint } = await own(request);
-    return reply.type(JSON_TYPE).send({ data: await ctx.store.webhooks.listDeliveries(endpoint.id, 100) });
-  });
-  app.post(`${base}/:id/deliveries/:delivery/retry`, async (request, reply) => {
-    const { endpoint } = await own(request);
-    const id = Number((request.params as { delivery: string }).delivery);
-    const delivery = Number.isSafeInteger(id) ? await ctx.store.webhooks.getDelivery(id) : undefined;
-    if (!delivery || delivery.endpointId !== endpoint.id) throw new ApiError('not_found', 'No such delivery.');
-    if (delivery.state === 'pending') throw new ApiError('conflict', 'The delivery is still being tried.');
-    await ctx.store.transaction(() => ctx.store.webhooks.retry(id, ctx.now().toISOString()));
-    return reply.code(202).type(JSON_TYPE).send({ id, state: 'pending' });
-  });
+  return [
+    route(
+      'POST',
+      '',
+      'create',
+      async (input) => {
+        const b = input.body as Record<string, unknown>;
+        const nowMs = ctx.now().getTime();
+        const endpoint: WebhookEndpoint = {
+          id: `we_${newEventId(nowMs).slice(4)}`,
+          kind: 'webhook',
+          // Events from now on: the ones already in the outbox are there to read, not to be sent.
+          cursor: await ctx.store.events.lastSeq(),
+          url: b.url as string,
+          events: (b.events as string[] | undefined) ?? [],
+          secret: newWebhookSecret(),
+          ...(typeof b.description === 'string' ? { description: b.description } : {}),
+          ownerSubject: input.principal?.subject ?? '',
+          ownerRoles: input.principal?.roles ?? [],
+          createdAt: new Date(nowMs).toISOString(),
+        };
+        await ctx.store.webhooks.createEndpoint(endpoint);
+        return {
+          ...json(
+            201,
+            { ...shown(endpoint), secret: endpoint.secret },
+            { location: `${ctx.plan.service.basePath}${base}/${endpoint.id}` },
+          ),
+          afterCommit: changed,
+        };
+      },
+      { body: 'json', validate: (input) => validate(input.body, true).then(() => undefined) },
+    ),
+    route('GET', '', 'list', async ({ principal }) =>
+      json(200, { data: (await ctx.store.webhooks.listEndpoints(principal?.subject ?? '')).map(shown) }),
+    ),
+    route('GET', '/{id}', 'get', async (input) => json(200, shown(await own(input)))),
+    route(
+      'PATCH',
+      '/{id}',
+      'update',
+      async (input) => {
+        const endpoint = await own(input);
+        const b = input.body as Record<string, unknown>;
+        const changes: Partial<WebhookEndpoint> = {
+          ...(typeof b.url === 'string' ? { url: b.url } : {}),
+          ...(Array.isArray(b.events) ? { events: b.events as string[] } : {}),
+          ...(typeof b.description === 'string' ? { description: b.description } : {}),
+          ...(b.disabled === false
+            ? { disabledAt: undefined, disabledReason: undefined, failingSince: undefined }
+            : {}),
+        };
+        // Re-enabled: deliveries resume with events from now on (those written meanwhile stay in GET /events).
+        const resumeAt = b.disabled === false && endpoint.disabledAt ? await ctx.store.events.lastSeq() : undefined;
+        await ctx.store.webhooks.updateEndpoint(endpoint.id, changes);
+        if (resumeAt !== undefined) await ctx.store.webhooks.moveCursor(endpoint.id, resumeAt);
+        const updated = (await ctx.store.webhooks.getEndpoint(endpoint.id)) as WebhookEndpoint;
+        return { ...json(200, shown(updated)), afterCommit: changed };
+      },
+      { body: 'json', validate: (input) => validate(input.body, false).then(() => undefined) },
+    ),
+    route('DELETE', '/{id}', 'delete', async (input) => {
+      const endpoint = await own(input);
+      await ctx.store.webhooks.deleteEndpoint(endpoint.id);
+      return { status: 204, afterCommit: changed };
+    }),
+    route('POST', '/{id}/rotate-secret', 'rotateSecret', async (input) => {
+      const endpoint = await own(input);
+      const secret = newWebhookSecret();
+      const previousUntil = new Date(ctx.now().getTime() + ROTATION_OVERLAP_MS).toISOString();
+      await ctx.store.webhooks.updateEndpoint(endpoint.id, { secret, previousSecret: endpoint.secret, previousUntil });
+      return {
+        ...json(200, { id: endpoint.id, secret, previousSecretValidUntil: previousUntil }),
+        afterCommit: changed,
+      };
+    }),
+    route('GET', '/{id}/deliveries', 'deliveries', async (input) => {
+      const endpoint = await own(input);
+      return json(200, { data: await ctx.store.webhooks.listDeliveries(endpoint.id, 100) });
+    }),
+    route('POST', '/{id}/deliveries/{delivery}/retry', 'retryDelivery', async (input) => {
+      const endpoint = await own(input);
+      const id = Number(input.params.delivery);
+      const delivery = Number.isSafeInteger(id) ? await ctx.store.webhooks.getDelivery(id) : undefined;
+      if (!delivery || delivery.endpointId !== endpoint.id) throw new ApiError('not_found', 'No such delivery.');
+      if (delivery.state === 'pending') throw new ApiError('conflict', 'The delivery is still being tried.');
+      await ctx.store.webhooks.retry(id, ctx.now().toISOString());
+      return json(202, { id, state: 'pending' });
+    }),
+  ];
 };

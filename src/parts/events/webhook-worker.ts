@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { LookupFunction } from 'node:net';
 import type { RuntimeContext } from '../../runtime/context.ts';
+import type { WorkerHealth } from '../../runtime/workers.ts';
 import { parseDuration } from '../../spec/units.ts';
 import type { AttemptRecord, DeliveryAttempt, StoredEvent, WebhookEndpoint } from '../../storage/index.ts';
 import { createDeliveryPace } from './delivery-pace.ts';
@@ -27,7 +28,11 @@ export interface WorkerOptions {
   readonly lookup?: LookupFunction;
   /** Requests served so far: deliveries slow to a trickle while requests saturate the process. */
   readonly requests?: () => number;
+  /** Where failures go (logged, shown in /readyz); the worker carries on after each. */
+  readonly health?: WorkerHealth;
 }
+
+const IGNORE: WorkerHealth = { ok: () => undefined, failed: () => undefined };
 
 /** One attempt to make: a first try (from an endpoint's cursor) or a retry (from its delivery row). */
 interface Job {
@@ -94,7 +99,18 @@ export const startWebhookWorker = (ctx: RuntimeContext, options: WorkerOptions =
   let stopped = false;
   const pace = createDeliveryPace(options.requests ?? (() => 0), () => pumpAll());
 
-  const transaction = (fn: () => Promise<unknown>) => ctx.store.transaction(fn).catch(() => undefined);
+  const reported = options.health ?? IGNORE;
+  /** Failures so far: a poll that saw none reports the worker healthy. */
+  let failures = 0;
+  const health: WorkerHealth = {
+    ok: () => reported.ok(),
+    failed(error, doing) {
+      failures++;
+      if (!stopped) reported.failed(error, doing);
+    },
+  };
+  const transaction = (fn: () => Promise<unknown>, doing: string) =>
+    ctx.store.transaction(fn).catch((error) => health.failed(error, doing));
 
   const record = async (job: Job, endpoint: WebhookEndpoint | undefined, log: DeliveryAttempt, answer?: Answer) => {
     const nowMs = Date.parse(log.at);
@@ -139,7 +155,7 @@ export const startWebhookWorker = (ctx: RuntimeContext, options: WorkerOptions =
         await ctx.store.webhooks.updateEndpoint(live.id, { failingSince });
       if (disable && live)
         await ctx.store.webhooks.updateEndpoint(live.id, { disabledAt: log.at, disabledReason: disable });
-    });
+    }, 'recording an attempt');
     const own = feeds.get(job.endpointId);
     if (live && own) {
       const { failingSince: _, ...rest } = own.endpoint;
@@ -200,7 +216,7 @@ export const startWebhookWorker = (ctx: RuntimeContext, options: WorkerOptions =
   const start = (job: Job) => {
     running.set(job.endpointId, (running.get(job.endpointId) ?? 0) + 1);
     const run = attempt(job)
-      .catch(() => undefined)
+      .catch((error) => health.failed(error, 'delivering an event'))
       .finally(() => {
         inFlight.delete(run);
         if (job.deliveryId !== undefined) held.delete(job.deliveryId);
@@ -252,8 +268,9 @@ export const startWebhookWorker = (ctx: RuntimeContext, options: WorkerOptions =
         feed.ready.push({ endpointId: feed.endpoint.id, event, url: out.url, body: out.body, attempts: 0 });
       }
       feed.more = events.length === READ_AHEAD;
-    } catch {
-      feed.more = false; // closing, or the database was busy: the next wake or poll reads again
+    } catch (error) {
+      feed.more = false; // the next wake or poll reads again
+      health.failed(error, 'reading the outbox');
     } finally {
       feed.reading = false;
     }
@@ -273,7 +290,7 @@ export const startWebhookWorker = (ctx: RuntimeContext, options: WorkerOptions =
         new Date(nowMs).toISOString(),
         new Date(nowMs + LEASE_MS).toISOString(),
       );
-    });
+    }, 'leasing endpoints');
     const live = new Set<string>();
     for (const endpoint of leased) {
       live.add(endpoint.id);
@@ -302,7 +319,7 @@ export const startWebhookWorker = (ctx: RuntimeContext, options: WorkerOptions =
     let claimed: Awaited<ReturnType<typeof ctx.store.webhooks.claimDue>> = [];
     await transaction(async () => {
       claimed = await ctx.store.webhooks.claimDue(ctx.now(), owner, timeoutMs + LEASE_SLACK_MS, RETRIES_CLAIMED);
-    });
+    }, 'claiming due retries');
     for (const delivery of claimed) {
       if (held.has(delivery.id)) continue;
       const event = await ctx.store.events.get(delivery.eventId);
@@ -338,14 +355,21 @@ export const startWebhookWorker = (ctx: RuntimeContext, options: WorkerOptions =
   const poll = async () => {
     timer = undefined;
     if (stopped) return;
-    if (Date.now() - lastRenew >= RENEW_MS) {
-      lastRenew = Date.now();
-      await renew();
-      await transaction(async () => {
-        for (const feed of feeds.values()) await saveCursor(feed);
-      });
+    const before = failures;
+    try {
+      if (Date.now() - lastRenew >= RENEW_MS) {
+        lastRenew = Date.now();
+        await renew();
+        await transaction(async () => {
+          for (const feed of feeds.values()) await saveCursor(feed);
+        }, 'saving cursors');
+      }
+      await claimRetries();
+      if (failures === before) health.ok();
+    } catch (error) {
+      // A read outside the transactions above failed: log it, and keep polling.
+      health.failed(error, 'polling for work');
     }
-    await claimRetries();
     for (const feed of feeds.values()) void read(feed);
     if (!stopped) timer = setTimeout(() => void poll(), pollMs);
   };
@@ -379,7 +403,7 @@ export const startWebhookWorker = (ctx: RuntimeContext, options: WorkerOptions =
       await transaction(async () => {
         for (const feed of feeds.values()) await saveCursor(feed);
         await ctx.store.webhooks.releaseEndpoints(owner);
-      });
+      }, 'releasing endpoints');
       poster.close();
     },
   };

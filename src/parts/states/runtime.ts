@@ -1,26 +1,17 @@
 import type { Plan } from '../../plan/types.ts';
-import type { Handler, RuntimeContext } from '../../runtime/context.ts';
+import type { RuntimeContext } from '../../runtime/context.ts';
+import type { RouteSpec } from '../../runtime/route-spec.ts';
 import type { Timer } from '../../storage/index.ts';
-import type { RouteKind } from '../auth/route-access.ts';
 import { ApiError } from '../errors/api-error.ts';
 import type { FireTimer } from './timers.ts';
 import { compileHistoryHandler, compileTransition } from './transition-runtime.ts';
-
-export interface StateRoute {
-  readonly resource: string;
-  readonly path: string;
-  readonly method: 'GET' | 'POST';
-  readonly operation: string;
-  readonly kind: RouteKind;
-  readonly handler: Handler;
-}
 
 /** Compiles every state machine of the plan: one POST per transition, one GET history per resource, the timer firer. */
 export const compileStateMachines = (
   ctx: RuntimeContext,
   plan: Plan,
-): { routes: StateRoute[]; fire: FireTimer; hasTimers: boolean } => {
-  const routes: StateRoute[] = [];
+): { routes: RouteSpec[]; fire: FireTimer; hasTimers: boolean } => {
+  const routes: RouteSpec[] = [];
   const appliers = new Map<string, ReturnType<typeof compileTransition>['apply']>();
   let hasTimers = false;
   for (const resource of plan.resources) {
@@ -30,21 +21,22 @@ export const compileStateMachines = (
       const compiled = compileTransition(ctx, resource, machine, t);
       appliers.set(`${resource.name}.${t.name}`, compiled.apply);
       routes.push({
-        resource: resource.name,
         method: 'POST',
         path: `${resource.itemPath}/${t.path}`,
         operation: `${resource.name}.${t.name}`,
         kind: { resource: resource.name, action: t.name, transition: true },
+        // A transition's input is its body; a transition without input may be sent with none.
+        body: 'optional',
         handler: compiled.handler,
       });
       if (t.afterMs !== undefined) hasTimers = true;
     }
     routes.push({
-      resource: resource.name,
       method: 'GET',
       path: `${resource.itemPath}/history`,
       operation: `${resource.name}.history`,
       kind: { resource: resource.name, action: 'history' },
+      body: 'none',
       handler: compileHistoryHandler(ctx, resource),
     });
   }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ResourcePlan, StateMachinePlan } from '../../plan/types.ts';
 import type { RuntimeContext, WriteHook } from '../../runtime/context.ts';
+import type { WorkerHealth } from '../../runtime/workers.ts';
 import type { Row, Timer } from '../../storage/index.ts';
 
 /** Schedules the timed transitions that leave the record's current state. */
@@ -39,7 +40,7 @@ const LEASE_MS = 30_000;
  * and a lease keeps two processes sharing one database from firing the same timer; the transition's
  * compare-and-set makes a second firing a no-op even if a lease ran out.
  */
-export const startTimerWorker = (ctx: RuntimeContext, fire: FireTimer, pollMs: number) => {
+export const startTimerWorker = (ctx: RuntimeContext, fire: FireTimer, pollMs: number, health: WorkerHealth) => {
   const owner = randomUUID();
   let stopped = false;
   let handle: NodeJS.Timeout | undefined;
@@ -54,7 +55,12 @@ export const startTimerWorker = (ctx: RuntimeContext, fire: FireTimer, pollMs: n
   const loop = () => {
     if (stopped) return;
     running = tick()
-      .catch(() => undefined)
+      .then(
+        () => health.ok(),
+        (error) => {
+          if (!stopped) health.failed(error, 'firing due timers');
+        },
+      )
       .finally(() => {
         if (!stopped) handle = setTimeout(loop, pollMs);
       });

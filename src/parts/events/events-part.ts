@@ -1,0 +1,52 @@
+import type { ServerPart } from '../../runtime/part.ts';
+import { callbackAdminRoute, callbackUrlHook, ensureCallbackEndpoints, hasCallbacks } from './callbacks.ts';
+import { outboxHook } from './emit.ts';
+import { eventLogRoutes } from './event-log-routes.ts';
+import { knownEventNames } from './event-names.ts';
+import { streamRoute } from './stream.ts';
+import { webhookRoutes } from './webhook-routes.ts';
+import { startWebhookWorker } from './webhook-worker.ts';
+
+/**
+ * The events part on the server: the outbox hook (an event per change, in the change's transaction), the
+ * callback URL check, the event log and stream, webhook endpoints, the callbacks admin route, and the delivery
+ * worker, which wakes when events are appended and polls for due retries.
+ */
+export const eventsPart: ServerPart = {
+  name: 'events',
+  install(host) {
+    const { ctx, plan, options } = host;
+    const outbox = outboxHook(ctx);
+    if (outbox) host.writeHook(outbox);
+    const callbackUrls = callbackUrlHook(ctx);
+    if (callbackUrls) host.writeHook(callbackUrls);
+    if (knownEventNames(plan.spec).length === 0) return;
+
+    let worker: ReturnType<typeof startWebhookWorker> | undefined;
+    for (const route of eventLogRoutes(ctx)) host.route(route);
+    host.route(streamRoute(ctx, host));
+    const webhooks = plan.spec.events?.webhooks?.enabled !== false;
+    if (webhooks) for (const route of webhookRoutes(ctx, () => worker?.refresh(), options.lookup)) host.route(route);
+    // The admin route needs a caller with the admin role: a spec without schemes has no one to show secrets to.
+    if (hasCallbacks(plan) && Object.keys(plan.spec.auth?.schemes ?? {}).length > 0)
+      host.route(callbackAdminRoute(ctx));
+    if (!webhooks && !hasCallbacks(plan)) return;
+    host.worker('webhooks', async (health) => {
+      await ensureCallbackEndpoints(ctx);
+      const running = startWebhookWorker(ctx, {
+        ...(options.webhookPollMs !== undefined ? { pollMs: options.webhookPollMs } : {}),
+        ...(options.lookup ? { lookup: options.lookup } : {}),
+        requests: host.requests,
+        health,
+      });
+      worker = running;
+      const unsubscribe = ctx.appended.subscribe(running.wake);
+      return {
+        async stop() {
+          unsubscribe();
+          await running.stop();
+        },
+      };
+    });
+  },
+};

@@ -1,0 +1,69 @@
+/** A request's time budget, as its handler sees it. */
+export interface Deadline {
+  /** The budget is spent: the request was answered 503 `timeout`; nothing it does from now on may commit. */
+  readonly expired: boolean;
+  /** Aborted when the budget is spent (made on first use: most handlers never look). */
+  readonly signal: AbortSignal;
+}
+
+class RequestDeadline implements Deadline {
+  expired = false;
+  #controller: AbortController | undefined;
+  constructor(
+    readonly due: number,
+    readonly onExpire: () => void,
+  ) {}
+  get signal(): AbortSignal {
+    this.#controller ??= new AbortController();
+    if (this.expired && !this.#controller.signal.aborted) this.#controller.abort();
+    return this.#controller.signal;
+  }
+  expire() {
+    this.expired = true;
+    this.#controller?.abort();
+    this.onExpire();
+  }
+}
+
+/**
+ * Request time budgets without a timer per request: open requests sit in a set that one interval sweeps (at a
+ * tenth of the shortest budget, between 10 ms and 1 s). An overdue request is answered at once through
+ * `onExpire`; its handler is not interrupted, but its transaction sees `expired` before it commits and rolls back.
+ */
+export const createDeadlines = (budgetMs: number) => {
+  const open = new Set<RequestDeadline>();
+  const sweepMs = Math.min(1_000, Math.max(10, Math.floor(budgetMs / 10)));
+  let timer: NodeJS.Timeout | undefined;
+  const sweep = () => {
+    const now = performance.now();
+    for (const deadline of open) {
+      if (deadline.due > now) continue;
+      open.delete(deadline);
+      deadline.expire();
+    }
+    if (open.size === 0 && timer) {
+      clearInterval(timer);
+      timer = undefined;
+    }
+  };
+  return {
+    /** Starts a request's budget; `elapsedMs` of it were spent before the handler started. */
+    open(elapsedMs: number, onExpire: () => void): RequestDeadline {
+      const deadline = new RequestDeadline(performance.now() + budgetMs - elapsedMs, onExpire);
+      open.add(deadline);
+      if (!timer) {
+        timer = setInterval(sweep, sweepMs);
+        timer.unref();
+      }
+      return deadline;
+    },
+    close(deadline: Deadline) {
+      open.delete(deadline as RequestDeadline);
+    },
+    stop() {
+      if (timer) clearInterval(timer);
+      timer = undefined;
+      open.clear();
+    },
+  };
+};

@@ -1,0 +1,245 @@
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { RouteKind } from '../parts/auth/route-access.ts';
+import { ApiError } from '../parts/errors/api-error.ts';
+import type { ProblemRenderer } from '../parts/errors/runtime.ts';
+import { bodyStep } from './body.ts';
+import type { HandlerInput, HandlerOutput, RuntimeContext } from './context.ts';
+import { createDeadlines, type Deadline } from './deadlines.ts';
+import { sendProblem, toApiError } from './errors.ts';
+import { withTransaction } from './idempotency.ts';
+import { AFTER_BODY, BEFORE_BODY, type Exchange, runSteps, type Step, type StepPhase } from './lifecycle.ts';
+import type { PartHost } from './part.ts';
+import { type Method, type PipelineRoute, type RouteSpec, toFastifyPath } from './route-spec.ts';
+import type { ServerOptions } from './server-options.ts';
+import type { RunningWorker, WorkerHealth, WorkerRegistry } from './workers.ts';
+
+const METHODS: readonly Method[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+
+type StepCompiler = (route: PipelineRoute) => Step | undefined;
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** This request's way through the pipeline (set by its first step). */
+    exchange: Exchange | null;
+  }
+}
+
+const pathOf = (request: FastifyRequest) => request.url.split('?')[0] ?? '';
+const timedOut = () =>
+  new ApiError(
+    'timeout',
+    'The request took longer than its time budget; nothing it did was kept.',
+    undefined,
+    undefined,
+    {
+      'retry-after': '1',
+    },
+  );
+
+/**
+ * The one pipeline every route runs: parts declare routes and steps through the host, and `build` compiles each
+ * route's steps in lifecycle order, once. Steps before the body is read run in the route's onRequest hook (one
+ * hook, synchronous when every step is), the rest in its handler.
+ */
+export const createPipeline = (
+  app: FastifyInstance,
+  ctx: RuntimeContext,
+  options: ServerOptions,
+  parts: { render: ProblemRenderer; registry: WorkerRegistry; requests: () => number },
+) => {
+  const { plan } = ctx;
+  const specs: RouteSpec[] = [];
+  const compilers = new Map<StepPhase, StepCompiler[]>();
+  const mounts: Array<(app: FastifyInstance) => Promise<void>> = [];
+  const workers: Array<{ name: string; start: (health: WorkerHealth) => RunningWorker | Promise<RunningWorker> }> = [];
+  const log = app.log as FastifyBaseLogger;
+
+  const compileRoute = (spec: RouteSpec): PipelineRoute => ({
+    ...spec,
+    template: `${spec.root ? '' : plan.service.basePath}${spec.path}`,
+    transaction: spec.transaction ?? spec.method !== 'GET',
+  });
+  const stepsOf = (route: PipelineRoute, phases: readonly StepPhase[]): Step[] => {
+    const steps: Step[] = [];
+    for (const phase of phases) {
+      if (phase === 'parse') {
+        const parse = bodyStep(route.body, plan.limits.depth);
+        if (parse) steps.push(parse);
+      }
+      for (const compile of compilers.get(phase) ?? []) {
+        const step = compile(route);
+        if (step) steps.push(step);
+      }
+    }
+    return steps;
+  };
+  const start = (route: PipelineRoute, request: FastifyRequest, reply: FastifyReply): Exchange => {
+    const exchange: Exchange = { route, request, reply, principal: undefined, body: undefined };
+    request.exchange = exchange;
+    return exchange;
+  };
+  /** The before-body steps as one onRequest hook; undefined when the route has none. */
+  const onRequestOf = (route: PipelineRoute) => {
+    const early = stepsOf(route, BEFORE_BODY);
+    if (early.length === 0) return undefined;
+    return (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => {
+      let pending: void | Promise<void>;
+      try {
+        pending = runSteps(early, start(route, request, reply));
+      } catch (error) {
+        done(error as Error);
+        return;
+      }
+      if (pending) pending.then(() => done(), done);
+      else done();
+    };
+  };
+  const deadlines = createDeadlines(plan.limits.requestTimeoutMs);
+  app.addHook('onClose', async () => deadlines.stop());
+  const inputOf = (exchange: Exchange, deadline: Deadline): HandlerInput => {
+    const { request, principal } = exchange;
+    return {
+      deadline,
+      params: request.params as Record<string, string>,
+      query: request.query as Record<string, string | string[] | undefined>,
+      body: exchange.body,
+      headers: request.headers,
+      caller: principal?.subject ?? '',
+      ip: request.ip,
+      ...(principal ? { principal } : {}),
+      ...(exchange.reauthenticate ? { reauthenticate: exchange.reauthenticate } : {}),
+    };
+  };
+  const answer = (reply: FastifyReply, out: HandlerOutput) => {
+    reply.code(out.status);
+    if (out.headers) reply.headers(out.headers);
+    if (out.takeOver) {
+      out.takeOver(reply);
+      return reply;
+    }
+    return reply.send(out.body);
+  };
+
+  const register = (route: PipelineRoute) => {
+    const afterBody = stepsOf(route, AFTER_BODY);
+    const answerSteps = stepsOf(route, ['answer']);
+    const validate = route.validate;
+    const run = route.transaction
+      ? withTransaction(ctx, route.handler, route.method)
+      : (input: HandlerInput) => route.handler(input);
+    const onRequest = onRequestOf(route);
+    app.route({
+      method: route.method,
+      url: toFastifyPath(route.template),
+      ...(onRequest ? { onRequest } : {}),
+      handler: async (request, reply) => {
+        const exchange = request.exchange ?? start(route, request, reply);
+        const pending = runSteps(afterBody, exchange);
+        if (pending) await pending;
+        // Past the request's budget it is answered 503 at once; what the handler still does cannot commit.
+        const deadline = deadlines.open(reply.elapsedTime, () => {
+          if (!reply.sent) sendProblem(parts.render, reply, timedOut(), pathOf(request));
+        });
+        try {
+          const input = inputOf(exchange, deadline);
+          if (validate) await validate(input);
+          exchange.output = await run(input, pathOf(request));
+        } catch (error) {
+          if (deadline.expired) return reply;
+          throw error;
+        } finally {
+          deadlines.close(deadline);
+        }
+        if (deadline.expired) return reply;
+        exchange.output.afterCommit?.();
+        if (answerSteps.length) await runSteps(answerSteps, exchange);
+        return answer(reply, exchange.output);
+      },
+    });
+  };
+
+  /** A known path with another method answers 405 with Allow (the route phase: before anything else). */
+  const registerMethodNotAllowed = (routes: readonly PipelineRoute[]) => {
+    const methodsByUrl = new Map<string, Set<Method>>();
+    for (const route of routes) {
+      const url = toFastifyPath(route.template);
+      const methods = methodsByUrl.get(url) ?? new Set<Method>();
+      methods.add(route.method);
+      methodsByUrl.set(url, methods);
+    }
+    for (const [url, methods] of methodsByUrl) {
+      const allow = [...methods].join(', ');
+      for (const method of METHODS.filter((m) => !methods.has(m))) {
+        app.route({
+          method,
+          url,
+          handler: async () => {
+            throw new ApiError('method_not_allowed', `${method} is not allowed here; allowed: ${allow}.`, undefined, {
+              allow,
+            });
+          },
+        });
+      }
+    }
+  };
+
+  const host: PartHost = {
+    plan,
+    ctx,
+    options,
+    log,
+    route: (spec) => void specs.push(spec),
+    step(phase, compile) {
+      compilers.set(phase, [...(compilers.get(phase) ?? []), compile]);
+    },
+    writeHook: (hook) => void ctx.hooks.push(hook),
+    worker: (name, startWorker) => void workers.push({ name, start: startWorker }),
+    health: (name) => parts.registry.healthOf(name),
+    onClose: (fn) => void app.addHook('preClose', async () => fn()),
+    beforeBody(kind: RouteKind, operation: string) {
+      const route = compileRoute({
+        method: 'GET',
+        path: '',
+        root: true,
+        operation,
+        kind,
+        body: 'none',
+        handler: async () => ({ status: 204 }),
+      });
+      const early = stepsOf(route, BEFORE_BODY);
+      return async (request: FastifyRequest, reply: FastifyReply) => {
+        if (early.length) await runSteps(early, start(route, request, reply));
+      };
+    },
+    mount: (fn) => void mounts.push(fn),
+    requests: parts.requests,
+    workers: () => ({ failing: parts.registry.failing(), report: parts.registry.report() }),
+  };
+
+  /** Registers every route with its compiled steps, the 405s, the error and not-found answers, and the workers. */
+  const build = async () => {
+    // Before any route: a route keeps the error handler its context had when it was registered.
+    app.setErrorHandler((error, request, reply) =>
+      sendProblem(parts.render, reply, toApiError(error, request), pathOf(request)),
+    );
+    app.setNotFoundHandler((request, reply) =>
+      sendProblem(parts.render, reply, new ApiError('not_found', 'No such path.'), pathOf(request)),
+    );
+    const routes = specs.map(compileRoute);
+    for (const route of routes) register(route);
+    registerMethodNotAllowed(routes);
+    for (const mount of mounts) await mount(app);
+    for (const { name, start: startWorker } of workers) {
+      let running: RunningWorker | undefined;
+      app.addHook('onReady', async () => {
+        running = await startWorker(parts.registry.healthOf(name));
+      });
+      app.addHook('onClose', async () => {
+        await running?.stop();
+        parts.registry.stopped(name);
+      });
+    }
+  };
+
+  return { host, build };
+};

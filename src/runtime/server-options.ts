@@ -1,0 +1,15 @@
+import type { LookupFunction } from 'node:net';
+import type { Store } from '../storage/index.ts';
+
+export interface ServerOptions {
+  readonly store: Store;
+  /** pino level; 'silent' turns logging off. */
+  readonly logLevel?: string;
+  readonly now?: () => Date;
+  /** How often due timers are looked for (default 1 s). */
+  readonly timerPollMs?: number;
+  /** How often due webhook retries are looked for (default 250 ms; new events are looked for at once). */
+  readonly webhookPollMs?: number;
+  /** The resolver webhook deliveries connect through (tests stub DNS with it); node's by default. */
+  readonly lookup?: LookupFunction;
+}
