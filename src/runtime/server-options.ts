@@ -5,6 +5,8 @@ export interface ServerOptions {
   readonly store: Store;
   /** pino level; 'silent' turns logging off. */
   readonly logLevel?: string;
+  /** Where log lines go (one JSON line per write); standard output by default. */
+  readonly logStream?: { write(line: string): void };
   readonly now?: () => Date;
   /** How often due timers are looked for (default 1 s). */
   readonly timerPollMs?: number;

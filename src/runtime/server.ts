@@ -43,6 +43,7 @@ export const createServer = async (plan: Plan, options: ServerOptions): Promise<
   const app = Fastify({
     logger: {
       level: options.logLevel ?? 'info',
+      ...(options.logStream ? { stream: options.logStream } : {}),
       redact: {
         paths: ['req.headers.authorization', 'req.headers.cookie', ...apiKeyHeaders(plan)],
         censor: '[redacted]',

@@ -10,7 +10,7 @@ import type { Plan } from '../../src/plan/types.ts';
 import { createServer } from '../../src/runtime/server.ts';
 import { checkSource } from '../../src/spec/check.ts';
 import { parseSpecText } from '../../src/spec/load.ts';
-import { SqliteStore } from '../../src/storage/index.ts';
+import { SqliteStore, type Store } from '../../src/storage/index.ts';
 
 export interface Served {
   readonly url: string;
@@ -58,6 +58,10 @@ export interface ServeOptions {
   now?: () => Date;
   /** The resolver webhook deliveries (and registrations) go through: a DNS stub. */
   lookup?: LookupFunction;
+  /** Where the server's log lines go (a test reads them). */
+  logStream?: { write(line: string): void };
+  /** The store to serve from, instead of a new SQLite store on `dbPath` (a test wraps one to inject faults). */
+  store?: (opened: SqliteStore) => Store;
 }
 
 /** Serves a plan on a real port over a SQLite file (temporary unless `dbPath` is given). */
@@ -66,7 +70,8 @@ export const servePlan = async (plan: Plan, opts: ServeOptions = {}): Promise<Se
   const store = new SqliteStore({ path: dbPath });
   await store.migrate(plan, { allowDataLoss: opts.allowDataLoss === true });
   const app = await createServer(plan, {
-    store,
+    store: opts.store ? opts.store(store) : store,
+    ...(opts.logStream ? { logStream: opts.logStream } : {}),
     logLevel: opts.logLevel ?? process.env.NF_LOG ?? 'silent',
     ...(opts.timerPollMs !== undefined ? { timerPollMs: opts.timerPollMs } : {}),
     ...(opts.webhookPollMs !== undefined ? { webhookPollMs: opts.webhookPollMs } : {}),

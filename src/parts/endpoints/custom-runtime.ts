@@ -19,6 +19,13 @@ export interface CustomContext {
   readonly caller: string;
   /** The authenticated caller (subject, roles, scheme, claims); anonymous on a public endpoint without credentials. */
   readonly principal: Principal;
+  /** The request's headers, names in lower case. */
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  /**
+   * Aborted when the request runs past its time budget (limits.timeouts.request): the caller has been answered
+   * 503 `timeout` and nothing the handler writes from then on commits. Pass it to fetch and other slow work.
+   */
+  readonly signal: AbortSignal;
   /** Fails the request with a catalogued error code. */
   fail(code: string, detail?: string): never;
   /**
@@ -27,6 +34,8 @@ export interface CustomContext {
    */
   emit(type: string, payload: Readonly<Record<string, unknown>>): Promise<void>;
 }
+
+const NEVER = new AbortController().signal;
 
 export type CustomHandler = (ctx: CustomContext) => unknown | Promise<unknown>;
 
@@ -70,6 +79,10 @@ export const compileCustomHandler = async (
       params: { ...input.params },
       query,
       body: input.body,
+      headers: input.headers,
+      get signal() {
+        return input.deadline?.signal ?? NEVER;
+      },
       store: ctx.store,
       caller: input.caller,
       principal: input.principal ?? ANONYMOUS,
