@@ -85,6 +85,11 @@ describe('one pipeline for every route', () => {
       expect([r.status, r.body.code], path).toEqual([401, 'unauthenticated']);
       expect(r.headers.get('x-content-type-options'), path).toBe('nosniff');
     }
+    // The admin routes answer an admin, and refuse anyone else before doing anything.
+    for (const path of ['/_ninefold/keys', '/_ninefold/callbacks']) {
+      expect((await call(s.url, 'GET', path, { headers: { 'x-api-key': adminKey } })).status, path).toBe(200);
+      expect((await call(s.url, 'GET', path, { headers: { 'x-api-key': key } })).body.code, path).toBe('forbidden');
+    }
   });
 
   it('Idempotency-Key works on built-in routes: a retried webhook registration is replayed, not registered twice', async () => {
