@@ -103,7 +103,7 @@ describe('the nine-part document', () => {
     expect(md).toContain('| `key` | apiKey | `X-Api-Key` | header |');
     expect(md).toContain('| `Ticket.created` | Ticket record created |');
     expect(md).toContain('#### `Ticket.escalated`');
-    expect(md).toContain('- Retries after: `5s`, `5m`.');
+    expect(md).toContain('- Retries after: `5s`, `5m` (each ±10 %');
     expect(md).toContain('| `ticket_locked` | 409 | The ticket is locked | service |');
     expect(md).toContain('| `not_found` | 404 |');
     expect(md).toContain('| every endpoint | 100 per minute | per principal |');

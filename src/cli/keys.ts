@@ -70,7 +70,7 @@ const create: Command = {
     if (typeof found === 'number') return found;
     const { plan, dbPath } = found;
     if (!plan) return 1;
-    const declared = Object.keys(plan.spec.auth?.roles ?? {});
+    const declared = [...plan.auth.roles.keys()];
     const known = declared.length
       ? `the spec declares ${declared.join(', ')}`
       : 'the spec declares no roles (auth.roles)';
@@ -89,7 +89,7 @@ const create: Command = {
     ) {
       return fail('create', `--expires must be a duration like 90d, 24h or P90D (got "${values.expires}")`, 2);
     }
-    if (!Object.values(plan.spec.auth?.schemes ?? {}).some((s) => s.type === 'apiKey')) {
+    if (![...plan.auth.schemes.values()].some((s) => s.type === 'apiKey')) {
       process.stderr.write('warning: the spec has no apiKey scheme; the key is refused until it declares one\n');
     }
     const store = new SqliteStore({ path: dbPath });

@@ -1,5 +1,7 @@
+import { planAuth } from '../parts/auth/plan.ts';
 import { planCustomEndpoints } from '../parts/endpoints/plan.ts';
 import { planErrors } from '../parts/errors/plan.ts';
+import { planEvents } from '../parts/events/plan.ts';
 import { planLimits } from '../parts/limits/plan.ts';
 import { planService } from '../parts/purpose/plan.ts';
 import { planResource } from '../parts/resources/plan.ts';
@@ -32,5 +34,7 @@ export const buildPlan = (spec: ServiceSpec, dir = process.cwd()): Plan => {
     custom: planCustomEndpoints(spec),
     errors: planErrors(spec),
     limits,
+    auth: planAuth(spec),
+    events: planEvents(spec),
   });
 };

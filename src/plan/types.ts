@@ -1,3 +1,5 @@
+import type { AuthPlan } from '../parts/auth/plan.ts';
+import type { EventsPlan } from '../parts/events/plan.ts';
 import type { FieldSpec, FieldType } from '../parts/resources/field-schema.ts';
 import type { ServiceSpec } from '../spec/schema.ts';
 import type { Rate } from '../spec/units.ts';
@@ -13,6 +15,8 @@ export interface Plan {
   readonly custom: readonly CustomEndpointPlan[];
   readonly errors: ErrorsPlan;
   readonly limits: LimitsPlan;
+  readonly auth: AuthPlan;
+  readonly events: EventsPlan;
 }
 
 export interface ServicePlan {

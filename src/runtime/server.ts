@@ -33,7 +33,7 @@ const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
 /** Header names of apiKey schemes, redacted from logs like Authorization and Cookie. */
 const apiKeyHeaders = (plan: Plan): string[] =>
-  Object.values(plan.spec.auth?.schemes ?? {})
+  [...plan.auth.schemes.values()]
     .filter((s) => s.type === 'apiKey' && (s.in ?? 'header') === 'header')
     .map((s) => `req.headers["${(s.name ?? 'x-api-key').toLowerCase()}"]`);
 

@@ -14,6 +14,18 @@ export const parseDuration = (text: unknown): number | undefined => {
   return ((((w ?? 0) * 7 + (d ?? 0)) * 24 + (h ?? 0)) * 60 + (m ?? 0)) * 60_000 + (s ?? 0) * 1000;
 };
 
+/** A duration in the largest whole unit: 15 s, 2 min, 250 ms. */
+export const formatDuration = (ms: number): string =>
+  ms % 86_400_000 === 0
+    ? `${ms / 86_400_000} d`
+    : ms % 3_600_000 === 0
+      ? `${ms / 3_600_000} h`
+      : ms % 60_000 === 0
+        ? `${ms / 60_000} min`
+        : ms % 1000 === 0
+          ? `${ms / 1000} s`
+          : `${ms} ms`;
+
 const SIZE_UNITS: Record<string, number> = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 };
 
 /** Bytes, or undefined when the text is not a size like 1mb, 512kb, 100b. */

@@ -3,17 +3,14 @@ import type { Store } from '../../storage/index.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { authorization, type CredentialSource, cookieValue, headerValue, queryValue } from './credentials.ts';
 import { FailureLimiter } from './failure-limiter.ts';
+import type { Access } from './plan.ts';
 import type { Principal } from './principal.ts';
 import { basicAuthenticator, userStoreOf } from './scheme-basic.ts';
 import { jwtAuthenticator } from './scheme-jwt.ts';
 import { keyAuthenticator } from './scheme-key.ts';
 import type { SchemeSpec } from './scheme-types.ts';
 
-/** Who may call a route: anyone, any one of some schemes, or all of some schemes at once. */
-export type Access =
-  | { readonly kind: 'public' }
-  | { readonly kind: 'any'; readonly schemes: readonly string[] }
-  | { readonly kind: 'all'; readonly schemes: readonly string[] };
+export type { Access } from './plan.ts';
 
 /**
  * The parts of a request authentication may read (a Fastify request is one). Only what a scheme needs is
@@ -110,9 +107,8 @@ const compileScheme = (
 export const createAuthenticator = (plan: Plan, store: Store, now: () => Date, warn: (message: string) => void) => {
   const limiter = new FailureLimiter();
   const schemes = new Map<string, CompiledScheme>();
-  for (const [name, spec] of Object.entries(plan.spec.auth?.schemes ?? {})) {
-    schemes.set(name, compileScheme(warn, plan, store, now, limiter, name, spec as SchemeSpec));
-  }
+  for (const [name, spec] of plan.auth.schemes)
+    schemes.set(name, compileScheme(warn, plan, store, now, limiter, name, spec));
 
   const allNames = [...schemes.keys()];
   const challengesOf = (names: readonly string[]) =>

@@ -58,7 +58,7 @@ export const authDocs = (plan: Plan): DocSection => {
     ),
     paragraph(
       'Every endpoint requires ',
-      ...accessSpans(auth.require, undefined),
+      ...accessSpans(plan.auth.require, []),
       ' unless its entry under Endpoints says otherwise.',
     ),
   ];

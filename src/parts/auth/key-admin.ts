@@ -61,7 +61,7 @@ const keyProblems = (body: Record<string, unknown>, declaredRoles: readonly stri
  * DELETE /_ninefold/keys/{id} (effective on the next request).
  */
 export const keyAdminRoutes = (ctx: RuntimeContext): RouteSpec[] => {
-  const declaredRoles = Object.keys(ctx.plan.spec.auth?.roles ?? {});
+  const declaredRoles = [...ctx.plan.auth.roles.keys()];
   const kind = { action: 'keys', builtIn: 'admin' } as const;
   return [
     {

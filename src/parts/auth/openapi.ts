@@ -2,13 +2,11 @@ import type { Plan } from '../../plan/types.ts';
 import { errorResponses } from '../errors/openapi.ts';
 import type { OpenApiObject } from '../openapi-model.ts';
 import { type RouteKind, routeAccess } from './route-access.ts';
-import type { SchemeSpec } from './scheme-types.ts';
 
 /** components.securitySchemes: each scheme with its credential's name and place. */
 export const securitySchemes = (plan: Plan): Record<string, OpenApiObject> => {
   const out: Record<string, OpenApiObject> = {};
-  for (const [name, raw] of Object.entries(plan.spec.auth?.schemes ?? {})) {
-    const s = raw as SchemeSpec;
+  for (const [name, s] of plan.auth.schemes) {
     const description = s.description ? { description: s.description } : {};
     if (s.type === 'apiKey')
       out[name] = { type: 'apiKey', in: s.in ?? 'header', name: s.name ?? 'X-Api-Key', ...description };
@@ -60,11 +58,11 @@ const documentedCodes = (responses: OpenApiObject): string[] =>
 
 /** Sets `security` on every operation and adds the answers authentication and authorisation can give. */
 export const applySecurity = (plan: Plan, paths: Record<string, OpenApiObject>) => {
-  const schemes = plan.spec.auth?.schemes ?? {};
-  if (Object.keys(schemes).length === 0) return;
-  const hasBasic = Object.values(schemes).some((s) => s.type === 'basic');
-  const hasBearer = Object.values(schemes).some((s) => s.type === 'bearer' || s.type === 'oidc');
-  const rules = plan.spec.auth?.rules ?? {};
+  const schemes = [...plan.auth.schemes.values()];
+  if (schemes.length === 0) return;
+  const hasBasic = schemes.some((s) => s.type === 'basic');
+  const hasBearer = schemes.some((s) => s.type === 'bearer' || s.type === 'oidc');
+  const { rules } = plan.auth;
   for (const { method, path, kind } of routeKinds(plan)) {
     const op = (paths[path] as Record<string, OpenApiObject> | undefined)?.[method] as OpenApiObject | undefined;
     if (!op) continue;
@@ -82,7 +80,7 @@ export const applySecurity = (plan: Plan, paths: Record<string, OpenApiObject>) 
       'invalid_credentials',
       ...(hasBearer ? ['invalid_token', 'token_expired', 'invalid_audience'] : []),
       ...(hasBasic ? ['too_many_requests'] : []),
-      ...(roles.length || (kind.resource && rules[kind.resource]) ? ['forbidden'] : []),
+      ...(roles.length || (kind.resource && rules.has(kind.resource)) ? ['forbidden'] : []),
     ];
     const responses = (op.responses ?? {}) as Record<string, OpenApiObject>;
     const merged = errorResponses(plan.errors, [...documentedCodes(responses), ...codes]);

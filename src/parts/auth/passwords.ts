@@ -41,7 +41,7 @@ export const verifyPassword = async (password: string, stored: string | undefine
 /** The password field of every basic scheme's user store, per resource. */
 export const passwordFieldsOf = (plan: Plan): ReadonlyMap<string, ReadonlySet<string>> => {
   const fields = new Map<string, Set<string>>();
-  for (const scheme of Object.values(plan.spec.auth?.schemes ?? {})) {
+  for (const scheme of plan.auth.schemes.values()) {
     if (scheme.type !== 'basic' || !scheme.users) continue;
     const set = fields.get(scheme.users) ?? new Set<string>();
     set.add(scheme.passwordField ?? 'password');

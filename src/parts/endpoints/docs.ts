@@ -63,7 +63,7 @@ const resourceBlocks = (plan: Plan, resource: ResourcePlan): DocBlock[] => {
       ['transition ', code(t.name)],
       t.input ? fieldSummary(t.input) : 'no body',
       resource.name,
-      transitionAccess(plan, resource.name, t.roles),
+      transitionAccess(plan, resource.name, t.name),
     ]);
   const writable = resource.fields.filter((f) => !f.readOnly).map((f) => f.name);
   const readOnly = resource.fields.filter((f) => f.readOnly).map((f) => f.name);

@@ -1,4 +1,5 @@
 import type { Plan } from '../../plan/types.ts';
+import { formatDuration } from '../../spec/units.ts';
 import type { OpenApiObject } from '../openapi-model.ts';
 import type { EventDoc } from './event-schemas.ts';
 
@@ -11,8 +12,7 @@ export interface AsyncApiEvents {
   schemas: Record<string, OpenApiObject>;
 }
 
-const streamPath = (plan: Plan): string =>
-  `${plan.service.basePath}${plan.spec.events?.stream?.path ?? '/events/stream'}`;
+const streamPath = (plan: Plan): string => `${plan.service.basePath}${plan.events.stream.path}`;
 
 /** The server-sent event stream, the one place a client connects to for events. */
 const streamServer = (plan: Plan): OpenApiObject => ({
@@ -24,7 +24,7 @@ const streamServer = (plan: Plan): OpenApiObject => ({
     `Server-sent events (\`text/event-stream\`) at \`GET ${streamPath(plan)}\`, with the credentials the API asks for.`,
     'Each event arrives as `id:` its id, `event:` its type and `data:` its JSON; `?type=A,B` keeps only those types.',
     'A client that reconnects with `Last-Event-ID` gets every event after that one, with no gap;',
-    `a comment line every ${plan.spec.events?.stream?.heartbeat ?? '15s'} keeps the connection alive.`,
+    `a comment line every ${formatDuration(plan.events.stream.heartbeatMs)} keeps the connection alive.`,
   ].join(' '),
   variables: {
     host: {
@@ -36,8 +36,8 @@ const streamServer = (plan: Plan): OpenApiObject => ({
 
 /** The delivery guarantees and the three ways events reach a listener, for the document's description. */
 export const deliveryNotes = (plan: Plan): string => {
-  const webhooks = plan.spec.events?.webhooks?.enabled !== false;
-  const callbacks = Object.entries(plan.spec.events?.callbacks ?? {});
+  const webhooks = plan.events.webhooks !== undefined;
+  const callbacks = [...plan.events.callbacks];
   return [
     '## Delivery',
     '',

@@ -9,7 +9,7 @@ import { staticTargetProblem } from './targets.ts';
 const CALLBACK_OWNER = '\u0000callbacks';
 const SECRET_ENV = 'NINEFOLD_CALLBACK_SECRET';
 
-export const hasCallbacks = (plan: Plan): boolean => Object.keys(plan.spec.events?.callbacks ?? {}).length > 0;
+export const hasCallbacks = (plan: Plan): boolean => plan.events.callbacks.size > 0;
 export const callbackEndpointId = (resource: string): string => `cb_${resource}`;
 
 /**
@@ -18,12 +18,12 @@ export const callbackEndpointId = (resource: string): string => `cb_${resource}`
  * What a name resolves to is checked at connect time, as for webhooks.
  */
 export const callbackUrlHook = (ctx: RuntimeContext): WriteHook | undefined => {
-  const fields = new Map(Object.entries(ctx.plan.spec.events?.callbacks ?? {}).map(([r, c]) => [r, c.field]));
-  if (fields.size === 0) return undefined;
-  const allowPrivate = ctx.plan.spec.events?.webhooks?.allowPrivateTargets === true;
+  const { callbacks } = ctx.plan.events;
+  const allowPrivate = ctx.plan.events.delivery.allowPrivateTargets;
+  if (callbacks.size === 0) return undefined;
   return (event) => {
     if (event.kind !== 'created' && event.kind !== 'updated') return;
-    const field = fields.get(event.resource.name);
+    const field = callbacks.get(event.resource.name)?.field;
     const url = field ? event.after[field] : undefined;
     if (!field || typeof url !== 'string' || (event.kind === 'updated' && event.before[field] === url)) return;
     const problem = staticTargetProblem(url, allowPrivate);
@@ -41,7 +41,7 @@ export const callbackUrlHook = (ctx: RuntimeContext): WriteHook | undefined => {
  */
 export const ensureCallbackEndpoints = async (ctx: RuntimeContext): Promise<void> => {
   const fromEnv = process.env[SECRET_ENV];
-  for (const [resource, callback] of Object.entries(ctx.plan.spec.events?.callbacks ?? {})) {
+  for (const [resource, callback] of ctx.plan.events.callbacks) {
     const id = callbackEndpointId(resource);
     const existing = await ctx.store.webhooks.getEndpoint(id);
     const cursor = await ctx.store.events.lastSeq();
@@ -51,7 +51,7 @@ export const ensureCallbackEndpoints = async (ctx: RuntimeContext): Promise<void
           id,
           kind: 'callback',
           url: '',
-          events: callback.events,
+          events: [...callback.events],
           secret: fromEnv ?? newWebhookSecret(),
           ownerSubject: CALLBACK_OWNER,
           ownerRoles: [],
@@ -60,7 +60,7 @@ export const ensureCallbackEndpoints = async (ctx: RuntimeContext): Promise<void
         });
       } else {
         await ctx.store.webhooks.updateEndpoint(id, {
-          events: callback.events,
+          events: [...callback.events],
           ...(fromEnv && fromEnv !== existing.secret ? { secret: fromEnv } : {}),
         });
       }
@@ -80,7 +80,7 @@ export const callbackAdminRoute = (ctx: RuntimeContext): RouteSpec => ({
   body: 'none',
   handler: async () => {
     const data = [];
-    for (const [resource, callback] of Object.entries(ctx.plan.spec.events?.callbacks ?? {})) {
+    for (const [resource, callback] of ctx.plan.events.callbacks) {
       const id = callbackEndpointId(resource);
       const endpoint = await ctx.store.webhooks.getEndpoint(id);
       data.push({

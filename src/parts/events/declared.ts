@@ -15,10 +15,7 @@ export type EmitDeclared = (type: string, payload: Readonly<Record<string, unkno
  */
 export const declaredEmitter = (ctx: RuntimeContext): EmitDeclared => {
   const validators = new Map<string, ValidateFunction>(
-    Object.entries(ctx.plan.spec.events?.declared ?? {}).map(([type, e]) => [
-      type,
-      ctx.ajv.compile(objectSchema(e.payload ?? {}, 'output')),
-    ]),
+    [...ctx.plan.events.declared].map(([type, e]) => [type, ctx.ajv.compile(objectSchema(e.payload, 'output'))]),
   );
   return async (type, payload) => {
     const validate = validators.get(type);

@@ -1,4 +1,5 @@
 import type { Plan, ResourcePlan } from '../../plan/types.ts';
+import { formatDuration } from '../../spec/units.ts';
 import {
   code,
   codes,
@@ -12,17 +13,13 @@ import {
   table,
 } from '../docs-model.ts';
 import { fieldTable } from '../resources/field-docs.ts';
-import { autoEventsCover } from './event-names.ts';
-import { STREAM_DEFAULTS } from './stream-settings.ts';
 
 export const EVENTS_HEADING = 'Events';
 const NOT_SHOWN = 'Events, notifications and callbacks: not shown.';
 
 /** The resources whose changes emit events by themselves (`auto: true`, or the listed ones). */
-const autoResources = (plan: Plan): ResourcePlan[] => {
-  const covers = autoEventsCover(plan.spec);
-  return plan.resources.filter((r) => covers(r.name));
-};
+const autoResources = (plan: Plan): ResourcePlan[] =>
+  plan.resources.filter((r) => plan.events.autoResources.has(r.name));
 
 /** Automatic events: created/updated/deleted, then one per distinct transition event. */
 export const automaticEvents = (resource: ResourcePlan): Array<[string, Inline]> => {
@@ -38,30 +35,45 @@ export const automaticEvents = (resource: ResourcePlan): Array<[string, Inline]>
   return rows;
 };
 
+/** How webhooks (and callbacks) are delivered: what the delivery worker does, with the defaults it uses. */
 const webhookBlocks = (plan: Plan): DocBlock[] => {
-  const w = plan.spec.events?.webhooks;
-  if (!w || w.enabled === false) return [];
-  const items: Inline[] = [];
-  items.push(
-    w.signing === 'standard-webhooks'
-      ? [
-          'Signed as Standard Webhooks: ',
-          ...codes(['webhook-id', 'webhook-timestamp', 'webhook-signature']),
-          ' headers.',
-        ]
-      : 'Signing: not stated.',
-  );
-  if (w.retry?.length) items.push(['Retries after: ', ...codes(w.retry), '.']);
-  if (w.timeout) items.push(['Receiver time-out: ', code(w.timeout), '.']);
-  if (w.disableAfter) items.push(['An endpoint failing for ', code(w.disableAfter), ' is disabled.']);
-  items.push(w.events ? ['Events offered: ', ...codes(w.events), '.'] : 'Every event is offered.');
-  return [heading(3, 'Webhooks'), paragraph('Registered receivers get each event as a POST.'), list(items)];
+  const { webhooks, delivery: d } = plan.events;
+  if (!webhooks && plan.events.callbacks.size === 0) return [];
+  const items: Inline[] = [
+    ['Signed as Standard Webhooks: ', ...codes(['webhook-id', 'webhook-timestamp', 'webhook-signature']), ' headers.'],
+    [
+      'Retries after: ',
+      ...codes(d.retry),
+      ' (each ±10 %, later when the receiver asks with ',
+      code('Retry-After'),
+      ').',
+    ],
+    ['Receiver time-out: ', code(formatDuration(d.timeoutMs)), '; redirects are not followed.'],
+    [
+      'An endpoint whose deliveries all fail for ',
+      code(d.disableAfter),
+      ' is disabled, and at once on ',
+      code('410'),
+      '.',
+    ],
+  ];
+  if (webhooks)
+    items.push(webhooks.events ? ['Events offered: ', ...codes(webhooks.events), '.'] : 'Every event is offered.');
+  return [
+    heading(3, 'Webhooks'),
+    paragraph(
+      webhooks
+        ? 'Registered receivers get each event they subscribe to as a POST.'
+        : 'Webhook endpoints are turned off; callbacks are delivered this way.',
+    ),
+    list(items),
+  ];
 };
 
 /** Part 6: automatic and declared events, webhooks, callbacks and the stream. */
 export const eventsDocs = (plan: Plan): DocSection => {
-  const events = plan.spec.events;
-  if (!events) return notShownSection('events', EVENTS_HEADING, NOT_SHOWN);
+  const events = plan.events;
+  if (events.types.length === 0) return notShownSection('events', EVENTS_HEADING, NOT_SHOWN);
   const blocks: DocBlock[] = [];
   const auto = autoResources(plan).flatMap(automaticEvents);
   if (auto.length)
@@ -73,7 +85,7 @@ export const eventsDocs = (plan: Plan): DocSection => {
         auto.map(([name, when]) => [code(name), when]),
       ),
     );
-  const declared = Object.entries(events.declared ?? {});
+  const declared = [...events.declared];
   if (declared.length) {
     blocks.push(heading(3, 'Declared events'));
     for (const [name, e] of declared) {
@@ -83,7 +95,7 @@ export const eventsDocs = (plan: Plan): DocSection => {
     }
   }
   blocks.push(...webhookBlocks(plan));
-  const callbacks = Object.entries(events.callbacks ?? {});
+  const callbacks = [...events.callbacks];
   if (callbacks.length)
     blocks.push(
       heading(3, 'Callbacks'),
@@ -93,21 +105,23 @@ export const eventsDocs = (plan: Plan): DocSection => {
         callbacks.map(([r, c]) => [r, code(c.field), codes(c.events)]),
       ),
     );
-  if (events.stream)
-    blocks.push(
-      heading(3, 'Stream'),
-      paragraph(
-        'Server-sent events at ',
-        code(`GET ${plan.service.basePath}${events.stream.path ?? STREAM_DEFAULTS.path}`),
-        '; a client resumes with ',
-        code('Last-Event-ID'),
-        `; a heartbeat every ${events.stream.heartbeat ?? STREAM_DEFAULTS.heartbeat}; credentials checked again every `,
-        `${events.stream.recheck ?? STREAM_DEFAULTS.recheck}; at most ${events.stream.maxPerCaller ?? STREAM_DEFAULTS.maxPerCaller} `,
-        `streams open per caller and ${events.stream.maxOpen ?? STREAM_DEFAULTS.maxOpen} in all (`,
-        code('429 too_many_streams'),
-        ' beyond).',
-      ),
-    );
+  const { stream } = events;
+  blocks.push(
+    heading(3, 'Event log and stream'),
+    paragraph(
+      'Every event is kept in the event log, ',
+      code(`GET ${plan.service.basePath}/events`),
+      ', and sent on a stream of server-sent events at ',
+      code(`GET ${plan.service.basePath}${stream.path}`),
+      '; each caller sees only events about records it may read. A client resumes the stream with ',
+      code('Last-Event-ID'),
+      `; a heartbeat every ${formatDuration(stream.heartbeatMs)}; credentials checked again every `,
+      `${formatDuration(stream.recheckMs)}; at most ${stream.maxPerCaller} `,
+      `streams open per caller and ${stream.maxOpen} in all (`,
+      code('429 too_many_streams'),
+      ' beyond).',
+    ),
+  );
   if (!blocks.length) return notShownSection('events', EVENTS_HEADING, NOT_SHOWN);
   return { part: 'events', heading: EVENTS_HEADING, shown: true, blocks };
 };

@@ -1,14 +1,7 @@
-import type { Plan, ResourcePlan } from '../../plan/types.ts';
+import type { ResourcePlan } from '../../plan/types.ts';
 import type { RuntimeContext, WriteEvent, WriteHook } from '../../runtime/context.ts';
 import type { NewEvent } from '../../storage/index.ts';
 import { createRecordWriter } from '../resources/record-io.ts';
-import { autoEventsCover } from './event-names.ts';
-
-/** Resources whose changes are events: `events.auto: true` (all) or a list of resource names. */
-export const autoEventResources = (plan: Plan): ReadonlySet<string> => {
-  const covers = autoEventsCover(plan.spec);
-  return new Set(plan.resources.filter((r) => covers(r.name)).map((r) => r.name));
-};
 
 const changedFields = (resource: ResourcePlan, before: Record<string, unknown>, after: Record<string, unknown>) =>
   resource.fields
@@ -23,7 +16,7 @@ const changedFields = (resource: ResourcePlan, before: Record<string, unknown>, 
  * when it is read. `ctx.appended` is told of every event (the delivery worker wakes on it).
  */
 export const outboxHook = (ctx: RuntimeContext): WriteHook | undefined => {
-  const resources = autoEventResources(ctx.plan);
+  const resources = ctx.plan.events.autoResources;
   if (resources.size === 0) return undefined;
   const writers = new Map(ctx.plan.resources.map((r) => [r.name, createRecordWriter(r)]));
   const append = (e: NewEvent) => {

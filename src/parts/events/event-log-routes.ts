@@ -2,7 +2,6 @@ import type { HandlerInput, RuntimeContext } from '../../runtime/context.ts';
 import type { RouteSpec } from '../../runtime/route-spec.ts';
 import type { Principal } from '../auth/principal.ts';
 import { ApiError } from '../errors/api-error.ts';
-import { knownEventNames } from './event-names.ts';
 import { createEventFilter, type EventView } from './visible.ts';
 
 const PAGE = { default: 50, max: 100 };
@@ -19,7 +18,7 @@ const seqOf = (cursor: string): number => {
 
 /** The `type` filter of the event log and the stream: event types of this service, comma-separated. */
 export const eventTypeFilter = (ctx: RuntimeContext) => {
-  const known = new Set(knownEventNames(ctx.plan.spec));
+  const known = new Set(ctx.plan.events.types);
   return (query: HandlerInput['query']): string[] => {
     const text = single(query.type);
     if (query.type !== undefined && text === undefined) throw new ApiError('invalid_query', 'Give type once.');

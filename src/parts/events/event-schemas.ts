@@ -3,7 +3,6 @@ import { type OpenApiObject, pascalCase, ref } from '../openapi-model.ts';
 import { exampleId, exampleObject, examplePatch, exampleRecord, exampleValue } from '../resources/example.ts';
 import { objectSchema } from '../resources/json-schema.ts';
 import { resourceSchemaNames } from '../resources/openapi.ts';
-import { autoEventsCover, knownEventNames } from './event-names.ts';
 
 /**
  * One event type as the AsyncAPI document (a channel) and the OpenAPI `webhooks` (a POST) show it: the
@@ -136,20 +135,19 @@ const transitionShape = (plan: Plan, resource: ResourcePlan, transitions: readon
 const shapesByType = (plan: Plan): Map<string, Shape[]> => {
   const shapes = new Map<string, Shape[]>();
   const add = (type: string, shape: Shape) => shapes.set(type, [...(shapes.get(type) ?? []), shape]);
-  const covers = autoEventsCover(plan.spec);
   for (const resource of plan.resources) {
-    if (!covers(resource.name)) continue;
+    if (!plan.events.autoResources.has(resource.name)) continue;
     for (const [type, shape] of changeShapes(plan, resource)) add(type, shape);
     const byEvent = new Map<string, TransitionPlan[]>();
     for (const t of resource.states?.transitions ?? []) byEvent.set(t.event, [...(byEvent.get(t.event) ?? []), t]);
     for (const [type, transitions] of byEvent) add(type, transitionShape(plan, resource, transitions));
   }
-  for (const [type, e] of Object.entries(plan.spec.events?.declared ?? {}))
+  for (const [type, e] of plan.events.declared)
     add(type, {
       summary: e.description ?? `The ${type} event.`,
       ...(e.description ? {} : { description: 'Declared by the service; its handlers emit it.' }),
-      data: objectSchema(e.payload ?? {}, 'output', true),
-      example: exampleObject(e.payload ?? {}, 'output', plan.resourcesByName),
+      data: objectSchema(e.payload, 'output', true),
+      example: exampleObject(e.payload, 'output', plan.resourcesByName),
     });
   return shapes;
 };
@@ -176,7 +174,7 @@ export const eventDocs = (plan: Plan, taken: ReadonlySet<string> = new Set()): E
   const keys = new Set<string>();
   const names = new Set(taken);
   const words = new Set<string>();
-  return knownEventNames(plan.spec).map((type) => {
+  return plan.events.types.map((type) => {
     const sources = shapes.get(type) ?? [];
     const word = unique(
       type

@@ -2,7 +2,6 @@ import type { ServerPart } from '../../runtime/part.ts';
 import { callbackAdminRoute, callbackUrlHook, ensureCallbackEndpoints, hasCallbacks } from './callbacks.ts';
 import { outboxHook } from './emit.ts';
 import { eventLogRoutes } from './event-log-routes.ts';
-import { knownEventNames } from './event-names.ts';
 import { streamRoute } from './stream.ts';
 import { webhookRoutes } from './webhook-routes.ts';
 import { startWebhookWorker } from './webhook-worker.ts';
@@ -20,16 +19,15 @@ export const eventsPart: ServerPart = {
     if (outbox) host.writeHook(outbox);
     const callbackUrls = callbackUrlHook(ctx);
     if (callbackUrls) host.writeHook(callbackUrls);
-    if (knownEventNames(plan.spec).length === 0) return;
+    if (plan.events.types.length === 0) return;
 
     let worker: ReturnType<typeof startWebhookWorker> | undefined;
     for (const route of eventLogRoutes(ctx)) host.route(route);
     host.route(streamRoute(ctx, host));
-    const webhooks = plan.spec.events?.webhooks?.enabled !== false;
+    const webhooks = plan.events.webhooks !== undefined;
     if (webhooks) for (const route of webhookRoutes(ctx, () => worker?.refresh(), options.lookup)) host.route(route);
     // The admin route needs a caller with the admin role: a spec without schemes has no one to show secrets to.
-    if (hasCallbacks(plan) && Object.keys(plan.spec.auth?.schemes ?? {}).length > 0)
-      host.route(callbackAdminRoute(ctx));
+    if (hasCallbacks(plan) && plan.auth.schemes.size > 0) host.route(callbackAdminRoute(ctx));
     if (!webhooks && !hasCallbacks(plan)) return;
     host.worker('webhooks', async (health) => {
       await ensureCallbackEndpoints(ctx);

@@ -33,12 +33,12 @@ const webhookParameters = (): Record<string, OpenApiObject> => ({
 const receiversByType = (plan: Plan, events: readonly EventDoc[]): Map<string, string[]> => {
   const out = new Map<string, string[]>();
   const add = (type: string, receiver: string) => out.set(type, [...(out.get(type) ?? []), receiver]);
-  const webhooks = plan.spec.events?.webhooks;
-  if (webhooks?.enabled !== false)
+  const webhooks = plan.events.webhooks;
+  if (webhooks)
     for (const { type } of events)
-      if (!webhooks?.events || webhooks.events.includes(type))
+      if (!webhooks.events || webhooks.events.includes(type))
         add(type, `the webhook endpoints subscribed to it (\`POST ${plan.service.basePath}/webhook-endpoints\`)`);
-  for (const [resource, callback] of Object.entries(plan.spec.events?.callbacks ?? {}))
+  for (const [resource, callback] of plan.events.callbacks)
     for (const type of callback.events) add(type, `the URL in the \`${callback.field}\` field of its ${resource}`);
   return out;
 };

@@ -26,13 +26,13 @@ export const renderInVersion = (view: EventView, _apiVersion: string | undefined
  */
 export const createPayloads = (ctx: RuntimeContext) => {
   const visible = createEventFilter(ctx);
-  const callbackField = new Map(Object.entries(ctx.plan.spec.events?.callbacks ?? {}).map(([r, c]) => [r, c.field]));
-  const allowPrivate = ctx.plan.spec.events?.webhooks?.allowPrivateTargets === true;
+  const { callbacks } = ctx.plan.events;
+  const allowPrivate = ctx.plan.events.delivery.allowPrivateTargets;
   const noRoles: Principal = { subject: '', roles: [], scheme: 'callback', claims: {} };
 
   const forCallback = (endpoint: WebhookEndpoint, event: StoredEvent): Outgoing | { problem: string } | undefined => {
     const resource = event.resource ? ctx.plan.resourcesByName.get(event.resource) : undefined;
-    const field = resource ? callbackField.get(resource.name) : undefined;
+    const field = resource ? callbacks.get(resource.name)?.field : undefined;
     const record = event.data.record as Row | undefined;
     const url = field && record ? record[field] : undefined;
     if (!resource || typeof url !== 'string' || url === '') return undefined;

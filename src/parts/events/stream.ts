@@ -7,7 +7,6 @@ import { eventTypeFilter } from './event-log-routes.ts';
 import { createOutboxHead } from './outbox-head.ts';
 import { serveSse } from './sse-connection.ts';
 import { createStreamCaps } from './stream-caps.ts';
-import { streamSettings } from './stream-settings.ts';
 import { createEventFilter } from './visible.ts';
 
 /** Text rendered per read of the outbox, at most (and at least one event). */
@@ -25,7 +24,7 @@ const text = (value: unknown): string | undefined => (typeof value === 'string' 
  * each caller may hold `maxPerCaller` streams, and the process `maxOpen`.
  */
 export const streamRoute = (ctx: RuntimeContext, host: Pick<PartHost, 'health' | 'onClose'>): RouteSpec => {
-  const settings = streamSettings(ctx.plan.spec.events?.stream);
+  const settings = ctx.plan.events.stream;
   const { heartbeatMs, recheckMs } = settings;
   const caps = createStreamCaps(settings.maxPerCaller, settings.maxOpen);
   const visible = createEventFilter(ctx);

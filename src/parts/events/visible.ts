@@ -17,14 +17,12 @@ export interface EventView {
  * callers with one of the roles the declaration names.
  */
 export const createEventFilter = (ctx: RuntimeContext) => {
-  const declaredRoles = new Map(
-    Object.entries(ctx.plan.spec.events?.declared ?? {}).flatMap(([type, e]) => (e.roles ? [[type, e.roles]] : [])),
-  );
+  const declared = ctx.plan.events.declared;
   return (event: StoredEvent, principal: Principal | undefined): EventView | undefined => {
     const resource = event.resource ? ctx.plan.resourcesByName.get(event.resource) : undefined;
     const view = { id: event.id, type: event.type, time: event.time, data: { ...event.data } };
     if (!resource) {
-      const roles = declaredRoles.get(event.type);
+      const roles = declared.get(event.type)?.roles;
       return !roles || principal?.roles.some((r) => roles.includes(r)) ? view : undefined;
     }
     const record = event.data.record as Row | undefined;

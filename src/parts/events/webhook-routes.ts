@@ -4,7 +4,6 @@ import type { RouteSpec } from '../../runtime/route-spec.ts';
 import type { WebhookEndpoint } from '../../storage/index.ts';
 import { ApiError, type FieldError } from '../errors/api-error.ts';
 import { newEventId } from '../resources/record-io.ts';
-import { knownEventNames } from './event-names.ts';
 import { newWebhookSecret } from './signing.ts';
 import { resolveWith, targetProblem } from './targets.ts';
 
@@ -35,9 +34,9 @@ export const webhookRoutes = (
 ): RouteSpec[] => {
   const resolve = lookup ? resolveWith(lookup) : undefined;
   const base = '/webhook-endpoints';
-  const known = new Set(knownEventNames(ctx.plan.spec));
-  const offered = ctx.plan.spec.events?.webhooks?.events;
-  const allowPrivate = ctx.plan.spec.events?.webhooks?.allowPrivateTargets === true;
+  const known = new Set(ctx.plan.events.types);
+  const offered = ctx.plan.events.webhooks?.events;
+  const allowPrivate = ctx.plan.events.delivery.allowPrivateTargets;
 
   const validate = async (body: unknown, creating: boolean) => {
     if (body === null || typeof body !== 'object' || Array.isArray(body)) {

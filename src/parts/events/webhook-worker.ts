@@ -2,14 +2,12 @@ import { randomUUID } from 'node:crypto';
 import type { LookupFunction } from 'node:net';
 import type { RuntimeContext } from '../../runtime/context.ts';
 import type { WorkerHealth } from '../../runtime/workers.ts';
-import { parseDuration } from '../../spec/units.ts';
 import type { AttemptRecord, DeliveryAttempt, StoredEvent, WebhookEndpoint } from '../../storage/index.ts';
 import { createDeliveryPace } from './delivery-pace.ts';
 import { createPayloads } from './payloads.ts';
 import { signature } from './signing.ts';
 import { type Answer, createPoster } from './webhook-post.ts';
 
-export const DEFAULT_RETRY = ['5s', '5m', '30m', '2h', '5h', '10h', '10h', '24h'];
 /** Attempts in flight at once per endpoint (first tries and retries together). */
 const PER_ENDPOINT = 8;
 /** Events read ahead per endpoint. */
@@ -80,13 +78,10 @@ const lowWater = (feed: Feed): number => {
  * endpoint whose attempts all failed for `disableAfter` (default 5 days) is disabled, and its owner sees why.
  */
 export const startWebhookWorker = (ctx: RuntimeContext, options: WorkerOptions = {}) => {
-  const config = ctx.plan.spec.events?.webhooks ?? {};
-  const schedule = (config.retry ?? DEFAULT_RETRY).map((d) => parseDuration(d) ?? 60_000);
-  const timeoutMs = Math.min(parseDuration(config.timeout ?? '15s') ?? 15_000, 30_000);
-  const disableAfterMs = parseDuration(config.disableAfter ?? '5d') ?? 5 * 86_400_000;
+  const { retryMs: schedule, timeoutMs, disableAfterMs, allowPrivateTargets } = ctx.plan.events.delivery;
   const poster = createPoster({
     timeoutMs,
-    allowPrivate: config.allowPrivateTargets === true,
+    allowPrivate: allowPrivateTargets,
     ...(options.lookup ? { lookup: options.lookup } : {}),
   });
   const payloadOf = createPayloads(ctx);
