@@ -110,6 +110,11 @@ export const DIAGNOSTIC_CODES = {
   'dead-end-state': { severity: 'warning', part: 'states', summary: 'A state that is not final has no way out.' },
   'transition-from-final-state': { severity: 'error', part: 'states', summary: 'A transition leaves a final state.' },
   'invalid-guard': { severity: 'error', part: 'states', summary: 'A `when` guard is not a valid CEL expression.' },
+  'unknown-cel-name': {
+    severity: 'error',
+    part: 'states',
+    summary: 'A guard or rule names a field or variable that does not exist (record.titel, principal.rolez).',
+  },
   'invalid-duration': {
     severity: 'error',
     part: 'states',
