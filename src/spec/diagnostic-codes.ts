@@ -182,7 +182,7 @@ export const DIAGNOSTIC_CODES = {
     part: 'auth',
     summary: 'A rule names a transition the resource does not have.',
   },
-  'unknown-role': { severity: 'warning', part: 'auth', summary: 'A role is used but not declared under auth.roles.' },
+  'unknown-role': { severity: 'error', part: 'auth', summary: 'A role is used but not declared under auth.roles.' },
   // events
   'unknown-event': {
     severity: 'error',
