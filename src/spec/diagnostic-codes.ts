@@ -85,6 +85,11 @@ export const DIAGNOSTIC_CODES = {
     summary: 'A pattern that is not a valid regular expression.',
   },
   'invalid-default': { severity: 'error', part: 'resources', summary: 'A default that fails its own field.' },
+  'nested-field-flag': {
+    severity: 'error',
+    part: 'resources',
+    summary: '`unique`, `default` or `onDelete` on a field inside an object or array field, where none is applied.',
+  },
   'conflicting-flags': {
     severity: 'error',
     part: 'resources',
