@@ -158,6 +158,11 @@ export const DIAGNOSTIC_CODES = {
     part: 'endpoints',
     summary: 'A list sort names a field the resource does not have.',
   },
+  'never-filled-field': {
+    severity: 'error',
+    part: 'endpoints',
+    summary: 'A list filters or sorts on a read-only field that nothing ever fills, so it is always null.',
+  },
   'unknown-expand-field': {
     severity: 'error',
     part: 'endpoints',
