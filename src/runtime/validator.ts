@@ -1,7 +1,7 @@
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { ApiError, type FieldError } from '../parts/errors/api-error.ts';
-import type { JsonSchema } from '../parts/resources/json-schema.ts';
+import { decimalRangeKeyword, type JsonSchema } from '../parts/resources/json-schema.ts';
 
 // ajv-formats is CommonJS; its default export arrives wrapped under ESM.
 const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ??
@@ -17,6 +17,7 @@ export const createAjv = (): Ajv => {
     allowUnionTypes: true,
   });
   addFormats(ajv);
+  ajv.addKeyword(decimalRangeKeyword);
   return ajv;
 };
 

@@ -85,6 +85,11 @@ export const DIAGNOSTIC_CODES = {
     summary: 'A pattern that is not a valid regular expression.',
   },
   'invalid-default': { severity: 'error', part: 'resources', summary: 'A default that fails its own field.' },
+  'nested-field-flag': {
+    severity: 'error',
+    part: 'resources',
+    summary: '`unique`, `default` or `onDelete` on a field inside an object or array field, where none is applied.',
+  },
   'conflicting-flags': {
     severity: 'error',
     part: 'resources',
@@ -110,6 +115,11 @@ export const DIAGNOSTIC_CODES = {
   'dead-end-state': { severity: 'warning', part: 'states', summary: 'A state that is not final has no way out.' },
   'transition-from-final-state': { severity: 'error', part: 'states', summary: 'A transition leaves a final state.' },
   'invalid-guard': { severity: 'error', part: 'states', summary: 'A `when` guard is not a valid CEL expression.' },
+  'unknown-cel-name': {
+    severity: 'error',
+    part: 'states',
+    summary: 'A guard or rule names a field or variable that does not exist (record.titel, principal.rolez).',
+  },
   'invalid-duration': {
     severity: 'error',
     part: 'states',
@@ -148,6 +158,11 @@ export const DIAGNOSTIC_CODES = {
     part: 'endpoints',
     summary: 'A list sort names a field the resource does not have.',
   },
+  'never-filled-field': {
+    severity: 'error',
+    part: 'endpoints',
+    summary: 'A list filters or sorts on a read-only field that nothing ever fills, so it is always null.',
+  },
   'unknown-expand-field': {
     severity: 'error',
     part: 'endpoints',
@@ -177,7 +192,7 @@ export const DIAGNOSTIC_CODES = {
     part: 'auth',
     summary: 'A rule names a transition the resource does not have.',
   },
-  'unknown-role': { severity: 'warning', part: 'auth', summary: 'A role is used but not declared under auth.roles.' },
+  'unknown-role': { severity: 'error', part: 'auth', summary: 'A role is used but not declared under auth.roles.' },
   // events
   'unknown-event': {
     severity: 'error',

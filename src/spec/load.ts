@@ -29,7 +29,7 @@ export const parseSpecText = (
 ): { raw: unknown; source: SourceMap; diagnostics: Diagnostic[] } => {
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false });
-  const source = SourceMap.fromYaml(file, doc.contents, lines);
+  const source = SourceMap.fromYaml(file, doc.contents, lines, text);
   const reporter = new Reporter(source);
   // The first syntax error is the real one; the ones after it are usually its echoes.
   for (const error of doc.errors.slice(0, 1)) {

@@ -1,12 +1,12 @@
 import { DIAGNOSTIC_CODES, type Diagnostic, type DiagnosticCode } from './diagnostic-codes.ts';
-import { type PathSegment, type SourceMap, toPointer } from './source-map.ts';
+import { type Anchor, type PathSegment, type SourceMap, toPointer } from './source-map.ts';
 
 /** Collects diagnostics with their positions; checks report, never throw. */
 export class Reporter {
   readonly diagnostics: Diagnostic[] = [];
   constructor(readonly source: SourceMap) {}
 
-  report(code: DiagnosticCode, path: readonly PathSegment[] | string, message: string, at: 'key' | 'value' = 'value') {
+  report(code: DiagnosticCode, path: readonly PathSegment[] | string, message: string, at: Anchor = 'value') {
     const pointer = typeof path === 'string' ? path : toPointer(path);
     const pos = this.source.locate(pointer, at);
     this.diagnostics.push({

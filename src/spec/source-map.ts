@@ -1,9 +1,19 @@
-import { isMap, isPair, isScalar, isSeq, type LineCounter, type Node, type Pair } from 'yaml';
+import { isMap, isPair, isScalar, isSeq, type LineCounter, type Node, type Pair, type Scalar } from 'yaml';
 
 export type PathSegment = string | number;
 export interface Position {
   readonly line: number;
   readonly col: number;
+}
+
+/** Where a diagnostic points: a key, its value, or the `offset`-th character of a string value (an expression). */
+export type Anchor = 'key' | 'value' | { readonly offset: number };
+
+interface StringValue {
+  readonly value: string;
+  readonly type: Scalar['type'];
+  readonly start: number;
+  readonly end: number;
 }
 
 export const toPointer = (path: readonly PathSegment[]): string =>
@@ -13,17 +23,21 @@ export const toPointer = (path: readonly PathSegment[]): string =>
 export class SourceMap {
   readonly #keys = new Map<string, number>();
   readonly #values = new Map<string, number>();
+  readonly #strings = new Map<string, StringValue>();
   constructor(
     readonly file: string,
     private readonly lines?: LineCounter,
+    private readonly text?: string,
   ) {}
 
-  static fromYaml(file: string, root: Node | null, lines: LineCounter): SourceMap {
-    const map = new SourceMap(file, lines);
+  static fromYaml(file: string, root: Node | null, lines: LineCounter, text?: string): SourceMap {
+    const map = new SourceMap(file, lines, text);
     const walk = (node: unknown, pointer: string) => {
       if (!node || typeof node !== 'object') return;
       const range = (node as Node).range;
       if (range) map.#values.set(pointer, range[0]);
+      if (isScalar(node) && typeof node.value === 'string' && range)
+        map.#strings.set(pointer, { value: node.value, type: node.type, start: range[0], end: range[1] });
       if (isMap(node)) {
         for (const item of node.items as Pair[]) {
           if (!isPair(item)) continue;
@@ -47,9 +61,13 @@ export class SourceMap {
     return { line, col };
   }
 
-  /** The position of a key (`at: 'key'`) or its value; falls back to the nearest ancestor that has one. */
-  locate(pointer: string, at: 'key' | 'value' = 'value'): Position | undefined {
+  /** The position of a key, its value, or a character inside a string value; falls back to the nearest ancestor. */
+  locate(pointer: string, at: Anchor = 'value'): Position | undefined {
     if (!this.lines) return undefined;
+    if (typeof at === 'object') {
+      const inside = this.#offsetInside(pointer, at.offset);
+      return inside === undefined ? this.locate(pointer, 'value') : this.positionOfOffset(inside);
+    }
     let p = pointer;
     for (;;) {
       const offset = (at === 'key' ? this.#keys.get(p) : undefined) ?? this.#values.get(p) ?? this.#keys.get(p);
@@ -57,5 +75,25 @@ export class SourceMap {
       if (p === '') return { line: 1, col: 1 };
       p = p.slice(0, p.lastIndexOf('/'));
     }
+  }
+
+  /**
+   * The file offset of a string value's `index`-th character. The value's characters appear in the source in
+   * order, with quotes, escapes, line folds and indentation between them, so a forward match finds each one.
+   */
+  #offsetInside(pointer: string, index: number): number | undefined {
+    const found = this.#strings.get(pointer);
+    if (!found || this.text === undefined || index < 0 || index >= found.value.length) return undefined;
+    const { value, type, start, end } = found;
+    const block = type === 'BLOCK_LITERAL' || type === 'BLOCK_FOLDED';
+    const quoted = type === 'QUOTE_DOUBLE' || type === 'QUOTE_SINGLE';
+    const from = block ? this.text.indexOf('\n', start) + 1 : quoted ? start + 1 : start;
+    if (from === 0 && block) return undefined;
+    for (let i = 0, j = from; j < end; j++) {
+      if (this.text[j] !== value[i]) continue;
+      if (i === index) return j;
+      i++;
+    }
+    return undefined;
   }
 }

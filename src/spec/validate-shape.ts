@@ -10,7 +10,8 @@ const validator = () => {
   return compiled;
 };
 
-const closest = (word: string, options: readonly string[]): string | undefined => {
+/** The option a misspelt `word` most likely meant: the nearest within an edit distance of 2. */
+export const closest = (word: string, options: readonly string[]): string | undefined => {
   let best: string | undefined;
   let bestDistance = 3;
   for (const option of options) {

@@ -1,7 +1,9 @@
+import { ANY_SHAPE, type CelShape } from '../../spec/cel-names.ts';
 import { celProblem } from '../../spec/cel-problem.ts';
 import { type CheckContext, isRecord, recordEntries } from '../../spec/check-context.ts';
 import type { PathSegment } from '../../spec/source-map.ts';
 import { suggestion } from '../../spec/validate-shape.ts';
+import { checkCelNames, fieldsShape, recordShape } from '../resources/check-cel.ts';
 import { fieldMap, knownFieldNames, type Raw, resourceMap, transitionMap } from '../resources/lookup.ts';
 import { checkRequirements, checkRoles } from './check-access.ts';
 
@@ -67,6 +69,13 @@ const checkBasic = (ctx: CheckContext, scheme: Raw, path: PathSegment[], lacks: 
   }
 };
 
+/** `input` in a rule: the body of a create or update (its writable fields); nothing for read, list and delete. */
+const ruleInput = (resource: Raw, op: string): CelShape => {
+  if (op !== 'create' && op !== 'update') return fieldsShape({}, `input (empty in a ${op} rule)`);
+  const writable = Object.fromEntries([...fieldMap(resource)].filter(([, f]) => f.readOnly !== true));
+  return fieldsShape(writable, `the ${op} body`);
+};
+
 const checkRules = (ctx: CheckContext, resource: string, rules: Raw) => {
   const resources = resourceMap(ctx.spec);
   const base: PathSegment[] = ['auth', 'rules', resource];
@@ -80,22 +89,26 @@ const checkRules = (ctx: CheckContext, resource: string, rules: Raw) => {
     );
     return;
   }
-  const rule = (text: unknown, path: PathSegment[]) => {
+  const record = recordShape(resource, spec);
+  const rule = (text: unknown, path: PathSegment[], input: CelShape) => {
     const problem = typeof text === 'string' ? celProblem(text) : undefined;
     if (problem) ctx.report('invalid-rule', path, `the rule is not valid CEL: ${problem}`);
+    checkCelNames(ctx, text, path, 'the rule', { record, input });
   };
-  for (const op of RULE_OPERATIONS) rule(rules[op], [...base, op]);
-  const transitions = [...transitionMap(spec).keys()];
+  for (const op of RULE_OPERATIONS) rule(rules[op], [...base, op], ruleInput(spec, op));
+  const transitions = transitionMap(spec);
   if (isRecord(rules.transitions))
     for (const [t, text] of Object.entries(rules.transitions)) {
-      if (!transitions.includes(t))
+      const transition = transitions.get(t);
+      if (!transition)
         ctx.report(
           'unknown-transition',
           [...base, 'transitions', t],
-          `${resource} has no transition "${t}"${suggestion(t, transitions)}`,
+          `${resource} has no transition "${t}"${suggestion(t, [...transitions.keys()])}`,
           'key',
         );
-      rule(text, [...base, 'transitions', t]);
+      const input = transition ? fieldsShape(transition.input, `the input of ${t}`) : ANY_SHAPE;
+      rule(text, [...base, 'transitions', t], input);
     }
   if (typeof rules.owner === 'string') {
     const known = [...knownFieldNames(spec)];

@@ -37,21 +37,51 @@ const RANGES = [
 ] as const;
 const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
-/** Checks a map of fields (resource fields, object fields, transition inputs, request payloads). */
-export const checkFields = (scope: FieldScope, fields: unknown, path: readonly PathSegment[], topLevel: boolean) => {
+/**
+ * Flags the engine applies to a record's own fields only: a unique index needs a column of its own, defaults are
+ * filled in field by field at the top, and a delete looks for references in columns, not inside stored objects.
+ */
+const TOP_LEVEL_FLAGS = ['unique', 'default', 'onDelete'] as const;
+
+/**
+ * Checks a map of fields (resource fields, object fields, transition inputs, request payloads). `nested`: the
+ * fields sit inside an object or array field.
+ */
+export const checkFields = (
+  scope: FieldScope,
+  fields: unknown,
+  path: readonly PathSegment[],
+  topLevel: boolean,
+  nested = false,
+) => {
   for (const [name, field] of recordEntries<Raw>(fields)) {
     const reserved = topLevel ? RESERVED_FIELD_NAMES.has(name) : PROTOTYPE_KEYS.has(name);
     if (reserved) scope.ctx.report('reserved-field-name', [...path, name], `"${name}" is owned by the engine`, 'key');
-    checkField(scope, field, [...path, name], name);
+    checkField(scope, field, [...path, name], name, nested);
   }
 };
 
 /** Checks one field and everything nested in it. */
-export const checkField = (scope: FieldScope, field: Raw, path: readonly PathSegment[], label: string) => {
+export const checkField = (
+  scope: FieldScope,
+  field: Raw,
+  path: readonly PathSegment[],
+  label: string,
+  nested = false,
+) => {
   const { ctx } = scope;
   const type = typeof field.type === 'string' ? field.type : undefined;
   if (type === undefined) return;
   const at = (key: string) => [...path, key];
+  if (nested)
+    for (const flag of TOP_LEVEL_FLAGS)
+      if (field[flag] !== undefined)
+        ctx.report(
+          'nested-field-flag',
+          at(flag),
+          `"${label}" sits inside an object or array, where ${flag} is not applied; only a resource's own fields take it`,
+          'key',
+        );
 
   for (const key of ['format', 'pattern']) {
     if (field[key] !== undefined && type !== 'string')
@@ -94,8 +124,8 @@ export const checkField = (scope: FieldScope, field: Raw, path: readonly PathSeg
       'key',
     );
 
-  if (type === 'object') checkFields(scope, field.fields, at('fields'), false);
-  if (type === 'array' && isRecord(field.items)) checkField(scope, field.items, at('items'), `${label}[]`);
+  if (type === 'object') checkFields(scope, field.fields, at('fields'), false, true);
+  if (type === 'array' && isRecord(field.items)) checkField(scope, field.items, at('items'), `${label}[]`, true);
 };
 
 const checkTypeDetail = (scope: FieldScope, field: Raw, path: readonly PathSegment[], type: string) => {

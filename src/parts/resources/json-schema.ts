@@ -1,5 +1,6 @@
 import type { FieldPlan, ResourcePlan } from '../../plan/types.ts';
 import type { FieldSpec } from './field-schema.ts';
+import { rangeProblem } from './value-problem.ts';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -12,6 +13,43 @@ const decimalPattern = (f: FieldSpec) => {
   return scale === 0 ? `^-?\\d{1,${intDigits}}$` : `^-?\\d{1,${intDigits}}(\\.\\d{1,${scale}})?$`;
 };
 
+type DecimalBounds = { readonly min?: number; readonly max?: number };
+
+/** ajv reads a validating function's errors from the function itself. */
+const validateDecimalRange: ((bounds: DecimalBounds, data: string) => boolean) & { errors?: object[] } = (
+  bounds,
+  data,
+) => {
+  const problem = rangeProblem(bounds, data);
+  // Reported as `minimum`/`maximum`, so a decimal out of range answers like a number out of range.
+  const [keyword, comparison, limit] = problem?.startsWith('is below')
+    ? (['minimum', '>=', bounds.min] as const)
+    : (['maximum', '<=', bounds.max] as const);
+  validateDecimalRange.errors = problem
+    ? [{ keyword, message: `must be ${comparison} ${limit}`, params: { comparison, limit } }]
+    : [];
+  return problem === undefined;
+};
+
+/**
+ * Decimals travel as strings, which `minimum` and `maximum` do not bound: this ajv keyword bounds them, compared
+ * exactly. It sits in request validators only; documents say the bounds in prose (see `described`).
+ */
+export const decimalRangeKeyword = {
+  keyword: 'decimalRange',
+  type: 'string',
+  schemaType: 'object',
+  errors: true,
+  validate: validateDecimalRange,
+} as const;
+
+/** `min 0, max 100` of a decimal as a sentence for documents, where no JSON Schema keyword can say it. */
+const decimalBounds = (f: FieldSpec): string | undefined => {
+  if (f.type !== 'decimal' || (f.min === undefined && f.max === undefined)) return undefined;
+  if (f.min !== undefined && f.max !== undefined) return `From ${f.min} to ${f.max}, compared as decimals.`;
+  return f.min !== undefined ? `At least ${f.min}, compared as decimals.` : `At most ${f.max}, compared as decimals.`;
+};
+
 const withNull = (schema: JsonSchema, nullable: boolean): JsonSchema => {
   if (!nullable) return schema;
   if (Array.isArray(schema.enum)) return { ...schema, type: ['string', 'null'], enum: [...schema.enum, null] };
@@ -19,17 +57,18 @@ const withNull = (schema: JsonSchema, nullable: boolean): JsonSchema => {
   return { anyOf: [schema, { type: 'null' }] };
 };
 
-const described = (f: FieldSpec, schema: JsonSchema, forDocs: boolean): JsonSchema =>
-  forDocs
-    ? {
-        ...schema,
-        ...(f.description ? { description: f.description } : {}),
-        ...(f.example !== undefined ? { examples: [f.example] } : {}),
-        ...(f.default !== undefined ? { default: f.default } : {}),
-        ...(f.readOnly ? { readOnly: true } : {}),
-        ...(f.writeOnly ? { writeOnly: true } : {}),
-      }
-    : schema;
+const described = (f: FieldSpec, schema: JsonSchema, forDocs: boolean): JsonSchema => {
+  if (!forDocs) return schema;
+  const description = [f.description, decimalBounds(f)].filter(Boolean).join(' ');
+  return {
+    ...schema,
+    ...(description ? { description } : {}),
+    ...(f.example !== undefined ? { examples: [f.example] } : {}),
+    ...(f.default !== undefined ? { default: f.default } : {}),
+    ...(f.readOnly ? { readOnly: true } : {}),
+    ...(f.writeOnly ? { writeOnly: true } : {}),
+  };
+};
 
 /**
  * The JSON Schema of one field's value. `mode: 'input'` carries every constraint (validation);
@@ -68,6 +107,14 @@ export const fieldSchema = (f: FieldSpec, mode: 'input' | 'output', docs = false
           type: 'string',
           ...(input || docs ? { pattern: decimalPattern(f) } : {}),
           ...(docs ? { format: 'decimal' } : {}),
+          ...(input && !docs && (f.min !== undefined || f.max !== undefined)
+            ? {
+                decimalRange: {
+                  ...(f.min !== undefined ? { min: f.min } : {}),
+                  ...(f.max !== undefined ? { max: f.max } : {}),
+                },
+              }
+            : {}),
         };
       case 'boolean':
         return { type: 'boolean' };

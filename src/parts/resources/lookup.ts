@@ -35,5 +35,19 @@ export const knownFieldNames = (resource: unknown): Set<string> => {
 export const transitionMap = (resource: unknown): Map<string, Raw> =>
   new Map(recordEntries<Raw>(machineOf(resource)?.transitions));
 
+/**
+ * Read-only fields nothing ever writes: no default, not the state field, and no transition input of the same
+ * name to copy into them. Clients cannot write them either, so they never hold a value.
+ */
+export const neverFilledFields = (resource: unknown): Set<string> => {
+  const stateField = stateFieldOf(resource);
+  const inputs = new Set([...transitionMap(resource).values()].flatMap((t) => Object.keys(asRecord(t.input))));
+  return new Set(
+    [...fieldMap(resource)]
+      .filter(([name, f]) => f.readOnly === true && f.default === undefined && name !== stateField && !inputs.has(name))
+      .map(([name]) => name),
+  );
+};
+
 /** A spec node as an untrusted map: an empty one when it is not a map. */
 export const asRecord = (value: unknown): Raw => (isRecord(value) ? value : {});

@@ -2,10 +2,35 @@ import type { ResourcePlan } from '../../plan/types.ts';
 import type { RuntimeContext } from '../../runtime/context.ts';
 import type { Principal } from '../auth/principal.ts';
 import { ApiError, type FieldError } from '../errors/api-error.ts';
+import type { FieldSpec } from './field-schema.ts';
+
+interface Reference {
+  readonly pointer: string;
+  readonly to: string;
+  readonly id: string;
+}
+
+const escapePointer = (name: string) => name.replaceAll('~', '~0').replaceAll('/', '~1');
+
+/** Every reference a value holds, at any depth: a ref field, refs in an array, refs in (arrays of) objects. */
+const referencesIn = (spec: FieldSpec, value: unknown, pointer: string): Reference[] => {
+  if (spec.type === 'ref') return spec.to && typeof value === 'string' ? [{ pointer, to: spec.to, id: value }] : [];
+  const { items, fields } = spec;
+  if (spec.type === 'array' && items && Array.isArray(value))
+    return value.flatMap((item, i) => referencesIn(items, item, `${pointer}/${i}`));
+  if (spec.type === 'object' && fields && typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    const object = value as Record<string, unknown>;
+    return Object.entries(fields).flatMap(([name, f]) =>
+      Object.hasOwn(object, name) ? referencesIn(f, object[name], `${pointer}/${escapePointer(name)}`) : [],
+    );
+  }
+  return [];
+};
 
 /**
- * 422 invalid_reference for every ref field whose target record does not exist, or that the caller may not
- * read: a reference must not tell a caller whether someone else's record exists.
+ * 422 invalid_reference for every reference (a ref field, or a ref inside an array or object field) whose target
+ * record does not exist, or that the caller may not read: a reference must not tell a caller whether someone
+ * else's record exists.
  */
 export const checkReferences = async (
   ctx: RuntimeContext,
@@ -13,19 +38,22 @@ export const checkReferences = async (
   values: Record<string, unknown>,
   principal: Principal | undefined,
 ): Promise<void> => {
+  const references = resource.fields.flatMap((f) =>
+    Object.hasOwn(values, f.name) ? referencesIn(f.spec, values[f.name], `#/${escapePointer(f.name)}`) : [],
+  );
+  const found = new Map<string, boolean>();
   const missing: FieldError[] = [];
-  for (const field of resource.fields) {
-    const value = values[field.name];
-    const target = field.ref ? ctx.plan.resourcesByName.get(field.ref.to) : undefined;
-    if (!field.ref || !target || typeof value !== 'string') continue;
-    const row = await ctx.store.get(target.name, value);
-    if (!row || !ctx.access.canRead(target, principal, row)) {
-      missing.push({
-        pointer: `#/${field.name}`,
-        code: 'invalid_reference',
-        message: `no ${field.ref.to} has id ${value}`,
-      });
+  for (const { pointer, to, id } of references) {
+    const target = ctx.plan.resourcesByName.get(to);
+    if (!target) continue;
+    const key = `${to}/${id}`;
+    let readable = found.get(key);
+    if (readable === undefined) {
+      const row = await ctx.store.get(target.name, id);
+      readable = row ? ctx.access.canRead(target, principal, row) : false;
+      found.set(key, readable);
     }
+    if (!readable) missing.push({ pointer, code: 'invalid_reference', message: `no ${to} has id ${id}` });
   }
   if (missing.length)
     throw new ApiError('invalid_reference', 'A reference points to a record that does not exist.', missing);

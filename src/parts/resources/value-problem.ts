@@ -34,10 +34,38 @@ const stringProblem = (field: Raw, value: string): string | undefined => {
   return undefined;
 };
 
-const rangeProblem = (field: Raw, value: number): string | undefined => {
+/** A decimal written out (`-12.50`, or a bound such as `1e-7` as JavaScript prints it); the exponent is capped. */
+const DECIMAL = /^([+-]?)(\d+)(?:\.(\d+))?(?:e([+-]?\d{1,3}))?$/i;
+
+/** A decimal as an exact integer count of 10^-scale units. */
+const parseDecimal = (text: string): { units: bigint; scale: number } | undefined => {
+  const m = DECIMAL.exec(text);
+  if (!m) return undefined;
+  const [, sign = '', whole = '', fraction = '', exponent = '0'] = m;
+  const units = BigInt(`${sign === '-' ? '-' : ''}${whole}${fraction}`);
+  const scale = fraction.length - Number(exponent);
+  return scale >= 0 ? { units, scale } : { units: units * 10n ** BigInt(-scale), scale: 0 };
+};
+
+/**
+ * Compares two decimals exactly, as text or numbers: negative, zero or positive like a sort comparator;
+ * undefined when either is not a decimal. Floats would call 0.30000000000000001 and 0.3 equal.
+ */
+export const compareDecimals = (a: string | number, b: string | number): number | undefined => {
+  const [x, y] = [parseDecimal(String(a)), parseDecimal(String(b))];
+  if (!x || !y) return undefined;
+  const scale = Math.max(x.scale, y.scale);
+  const difference = x.units * 10n ** BigInt(scale - x.scale) - y.units * 10n ** BigInt(scale - y.scale);
+  return difference < 0n ? -1 : difference > 0n ? 1 : 0;
+};
+
+/** Why a number, or a decimal compared exactly, is outside the field's min and max. */
+export const rangeProblem = (field: Raw, value: number | string): string | undefined => {
   const [min, max] = [num(field.min), num(field.max)];
-  if (min !== undefined && value < min) return `is below min ${min}`;
-  if (max !== undefined && value > max) return `is above max ${max}`;
+  const compare = (bound: number) =>
+    typeof value === 'string' ? (compareDecimals(value, bound) ?? 0) : value < bound ? -1 : value > bound ? 1 : 0;
+  if (min !== undefined && compare(min) < 0) return `is below min ${min}`;
+  if (max !== undefined && compare(max) > 0) return `is above max ${max}`;
   return undefined;
 };
 
@@ -78,9 +106,12 @@ export const valueProblem = (field: Raw, value: unknown): string | undefined => 
     case 'integer':
       return Number.isInteger(value) ? rangeProblem(field, value as number) : 'is not an integer';
     case 'number':
+      return typeof value === 'number' && Number.isFinite(value) ? rangeProblem(field, value) : 'is not a number';
     case 'decimal': {
-      const n = typeof value === 'string' && type === 'decimal' && value.trim() !== '' ? Number(value) : value;
-      return typeof n === 'number' && Number.isFinite(n) ? rangeProblem(field, n) : 'is not a number';
+      const text = typeof value === 'number' && Number.isFinite(value) ? String(value) : value;
+      return typeof text === 'string' && compareDecimals(text, 0) !== undefined
+        ? rangeProblem(field, text)
+        : 'is not a number';
     }
     case 'boolean':
       return typeof value === 'boolean' ? undefined : 'is not a boolean';

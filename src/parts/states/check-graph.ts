@@ -12,11 +12,13 @@ export const checkGraph = (ctx: CheckContext, machine: Raw, names: MachineNames,
   const transitions = isRecord(machine.transitions) ? machine.transitions : {};
   for (const [name, t] of Object.entries(transitions)) {
     if (!isRecord(t) || typeof t.to !== 'string') continue;
-    for (const [i, from] of fromNames(t.from).entries()) {
-      edges.set(from, (edges.get(from) ?? new Set()).add(t.to));
-      if (names.final.has(from)) {
+    const to = names.canonical(t.to);
+    for (const [i, named] of fromNames(t.from).entries()) {
+      const from = names.canonical(named);
+      edges.set(from, (edges.get(from) ?? new Set()).add(to));
+      if (names.final.has(named)) {
         const path = [...base, 'transitions', name, 'from', ...(Array.isArray(t.from) ? [i] : [])];
-        ctx.report('transition-from-final-state', path, `"${name}" leaves "${from}", which is final`);
+        ctx.report('transition-from-final-state', path, `"${name}" leaves "${named}", which is final`);
       }
     }
   }

@@ -3,6 +3,7 @@ import { type CheckContext, isRecord, stringList } from '../../spec/check-contex
 import type { PathSegment } from '../../spec/source-map.ts';
 import { parseDuration } from '../../spec/units.ts';
 import { suggestion } from '../../spec/validate-shape.ts';
+import { checkCelNames, fieldsShape, recordShape } from '../resources/check-cel.ts';
 import { checkFields } from '../resources/check-field.ts';
 import { fieldMap, machineOf, type Raw, resourceMap, stateFieldOf, transitionMap } from '../resources/lookup.ts';
 import { checkGraph } from './check-graph.ts';
@@ -21,11 +22,14 @@ export const checkStates = (ctx: CheckContext): void => {
     checkNamedStates(ctx, names);
     checkEditable(ctx, spec, machine, names, base);
     checkStateField(ctx, spec, resource, names);
+    const record = recordShape(resource, spec);
     for (const [name, t] of transitionMap(spec)) {
       const at = [...base, 'transitions', name];
       if (typeof t.when === 'string') {
         const problem = celProblem(t.when);
         if (problem) ctx.report('invalid-guard', [...at, 'when'], `the guard is not valid CEL: ${problem}`);
+        const input = fieldsShape(t.input, `the input of ${name}`);
+        checkCelNames(ctx, t.when, [...at, 'when'], 'the guard', { record, input });
       }
       if (t.after !== undefined && parseDuration(t.after) === undefined)
         ctx.report('invalid-duration', [...at, 'after'], `"${String(t.after)}" is not a duration like 24h or PT24H`);
