@@ -2,6 +2,7 @@ import type { ResourcePlan, SortKey } from '../../plan/types.ts';
 import type { Filter, FilterOp, ListQuery } from '../../storage/index.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { isDateTime, isIsoDate } from '../resources/value-problem.ts';
+import { isNumberText } from './coerce-query.ts';
 import { type Filterable, operatorsFor, PARTIAL_MATCH, SYSTEM_FILTERABLE } from './filter-operators.ts';
 
 export const RESERVED_QUERY = new Set(['limit', 'cursor', 'sort', 'expand', 'count']);
@@ -47,7 +48,7 @@ const typedValue = (field: Filterable, name: string, raw: string): unknown => {
     }
     case 'number': {
       const n = Number(raw);
-      if (raw.trim() === '' || !Number.isFinite(n)) throw bad();
+      if (!isNumberText(raw) || !Number.isFinite(n)) throw bad();
       return n;
     }
     case 'decimal': {
