@@ -1,24 +1,40 @@
-import { Ajv, type ErrorObject } from 'ajv';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { ApiError, type FieldError } from '../parts/errors/api-error.ts';
 import { decimalRangeKeyword, type JsonSchema } from '../parts/resources/json-schema.ts';
+import { compileShapeCheck, escapePointer, unknownKeyError } from './body-shape.ts';
 
 // ajv-formats is CommonJS; its default export arrives wrapped under ESM.
 const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ??
   addFormatsModule) as unknown as (ajv: Ajv) => Ajv;
 
-/** One ajv per server: every body validator is compiled from it at start-up. */
-export const createAjv = (): Ajv => {
-  const ajv = new Ajv({
-    allErrors: true,
-    strict: false,
-    coerceTypes: false,
-    useDefaults: false,
-    allowUnionTypes: true,
-  });
+/** The most field errors one answer lists; `truncated: true` says more were left out (docs/errors.md). */
+export const MAX_FIELD_ERRORS = 50;
+/**
+ * Bodies with more keys and array items than this are validated only up to their first error: with every error
+ * collected, ajv's work and memory grow with the errors a body carries, and a body can carry one per value.
+ */
+export const MAX_VALUES_FOR_ALL_ERRORS = 2_000;
+
+const configured = (allErrors: boolean): Ajv => {
+  const ajv = new Ajv({ allErrors, strict: false, coerceTypes: false, useDefaults: false, allowUnionTypes: true });
   addFormats(ajv);
   ajv.addKeyword(decimalRangeKeyword);
   return ajv;
+};
+
+/** One ajv per server: every body validator is compiled from it at start-up. */
+export const createAjv = (): Ajv => configured(true);
+
+/** Each server's ajv gets a twin, configured the same way, that stops at the first error. */
+const firstErrorTwins = new WeakMap<Ajv, Ajv>();
+const firstErrorTwin = (ajv: Ajv): Ajv => {
+  let twin = firstErrorTwins.get(ajv);
+  if (!twin) {
+    twin = configured(false);
+    firstErrorTwins.set(ajv, twin);
+  }
+  return twin;
 };
 
 const CODES: Record<string, string> = {
@@ -40,22 +56,13 @@ const CODES: Record<string, string> = {
   additionalProperties: 'unknown_field',
 };
 
-const escapePointer = (s: string) => s.replaceAll('~', '~0').replaceAll('/', '~1');
-
 const toFieldError = (e: ErrorObject): FieldError => {
   const params = e.params as Record<string, unknown>;
   if (e.keyword === 'required') {
     const name = String(params.missingProperty);
     return { pointer: `#${e.instancePath}/${escapePointer(name)}`, code: 'required', message: `${name} is required` };
   }
-  if (e.keyword === 'additionalProperties') {
-    const name = String(params.additionalProperty);
-    return {
-      pointer: `#${e.instancePath}/${escapePointer(name)}`,
-      code: 'unknown_field',
-      message: `${name} is not a field of this resource`,
-    };
-  }
+  if (e.keyword === 'additionalProperties') return unknownKeyError(e.instancePath, String(params.additionalProperty));
   const message =
     e.keyword === 'enum'
       ? `must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`
@@ -63,25 +70,94 @@ const toFieldError = (e: ErrorObject): FieldError => {
   return { pointer: `#${e.instancePath}`, code: CODES[e.keyword] ?? 'invalid', message };
 };
 
+/** Field errors found, the first `MAX_FIELD_ERRORS` of them kept, and whether they are all of the body's. */
+interface Found {
+  readonly errors: readonly FieldError[];
+  readonly total: number;
+  readonly complete: boolean;
+  readonly topLevelUnknownOnly: boolean;
+}
+
+/** ajv's errors as field errors: union branches left out, duplicates merged, the first MAX_FIELD_ERRORS kept. */
+const fromAjv = (raw: readonly ErrorObject[], complete: boolean): Found => {
+  const errors: FieldError[] = [];
+  const seen = new Set<string>();
+  let total = 0;
+  let topLevelUnknownOnly = true;
+  for (const e of raw) {
+    if (e.keyword === 'if' || e.keyword === 'anyOf') continue;
+    const error = toFieldError(e);
+    const key = `${error.pointer}|${error.code}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    total++;
+    if (e.keyword !== 'additionalProperties' || e.instancePath !== '') topLevelUnknownOnly = false;
+    if (errors.length < MAX_FIELD_ERRORS) errors.push(error);
+  }
+  return { errors, total, complete, topLevelUnknownOnly };
+};
+
+const names = (errors: readonly FieldError[]) =>
+  errors
+    .slice(0, 10)
+    .map((e) => (e.pointer === '#' ? '(a long key)' : e.pointer.slice(2, 66)))
+    .join(', ');
+
+/** The refusal for what was found: the right code, the count in `detail`, `truncated` when errors were left out. */
+const refusal = ({ errors, total, complete, topLevelUnknownOnly }: Found): ApiError => {
+  const truncated = !complete || total > errors.length;
+  const extensions = truncated ? { truncated: true } : undefined;
+  const listed = total > errors.length ? ` (errors lists the first ${errors.length})` : '';
+  const unchecked = complete ? '' : ' Other values were not checked.';
+  if (topLevelUnknownOnly) {
+    const detail =
+      total > 10 ? `${total} unknown fields${listed}: ${names(errors)}, …` : `Unknown field(s): ${names(errors)}.`;
+    return new ApiError('unknown_field', `${detail}${unchecked}`, errors, extensions);
+  }
+  const range = errors[0];
+  if (complete && total === 1 && range?.code === 'out_of_range' && /9007199254740991/.test(range.message))
+    return new ApiError('number_out_of_range', 'An integer is outside ±(2^53−1).', errors);
+  return new ApiError(
+    'validation_failed',
+    `${total} field(s) failed validation${listed}.${unchecked}`,
+    errors,
+    extensions,
+  );
+};
+
 export type BodyValidator = (body: unknown) => ApiError | undefined;
 
 /**
  * Compiles a body validator. Read-only and system fields get `read_only_field`, unknown fields
- * `unknown_field`, everything else `validation_failed` — each listing every failing field with a pointer.
+ * `unknown_field`, everything else `validation_failed` — each listing the failing fields with a pointer,
+ * up to MAX_FIELD_ERRORS.
+ *
+ * The work done before refusing is bounded by the cap, not by the body: one pass over the body's keys and
+ * arrays comes first; a large body with keys the schema cannot have or arrays over their maxItems is refused on
+ * those alone, and any other large body is validated only up to its first error.
  */
 export const compileBodyValidator = (
   ajv: Ajv,
   schema: JsonSchema,
   readOnly: ReadonlySet<string> = new Set(),
 ): BodyValidator => {
-  const validate = ajv.compile(schema);
+  const shapeOf = compileShapeCheck(schema);
+  const everyError = ajv.compile(schema);
+  // Compiled on first use, once: an ajv compile costs milliseconds a schema at start-up, and most services never
+  // receive a body this large.
+  let firstError: ValidateFunction | undefined;
+  const firstErrorOnly = () => {
+    firstError ??= firstErrorTwin(ajv).compile(schema);
+    return firstError;
+  };
   return (body) => {
     if (typeof body !== 'object' || body === null || Array.isArray(body)) {
       return new ApiError('validation_failed', 'The body must be a JSON object.', [
         { pointer: '#', code: 'invalid_type', message: 'must be an object' },
       ]);
     }
-    const locked = Object.keys(body).filter((k) => readOnly.has(k));
+    // Looked up one by one: listing the body's keys would cost as much as the body has keys.
+    const locked = [...readOnly].filter((k) => Object.hasOwn(body, k));
     if (locked.length) {
       return new ApiError(
         'read_only_field',
@@ -89,29 +165,18 @@ export const compileBodyValidator = (
         locked.map((k) => ({ pointer: `#/${escapePointer(k)}`, code: 'read_only', message: `${k} is read-only` })),
       );
     }
-    if (validate(body)) return undefined;
-    const errors = (validate.errors ?? []).filter((e) => e.keyword !== 'if' && e.keyword !== 'anyOf').map(toFieldError);
-    const unknown = errors.filter((e) => e.code === 'unknown_field' && e.pointer.lastIndexOf('/') === 1);
-    if (unknown.length && unknown.length === errors.length) {
-      return new ApiError(
-        'unknown_field',
-        `Unknown field(s): ${unknown.map((e) => e.pointer.slice(2)).join(', ')}.`,
-        unknown,
-      );
+    const shape = shapeOf(body, MAX_FIELD_ERRORS);
+    const large = shape.values > MAX_VALUES_FOR_ALL_ERRORS;
+    if (large && shape.problems > 0) {
+      return refusal({
+        errors: shape.errors,
+        total: shape.problems,
+        complete: false,
+        topLevelUnknownOnly: shape.topLevelUnknownOnly,
+      });
     }
-    const range = errors.find((e) => e.code === 'out_of_range' && /9007199254740991/.test(e.message));
-    if (range && errors.length === 1)
-      return new ApiError('number_out_of_range', 'An integer is outside ±(2^53−1).', errors);
-    return new ApiError('validation_failed', `${errors.length} field(s) failed validation.`, dedupe(errors));
+    const validate = large ? firstErrorOnly() : everyError;
+    if (validate(body)) return undefined;
+    return refusal(fromAjv(validate.errors ?? [], !large));
   };
-};
-
-const dedupe = (errors: FieldError[]): FieldError[] => {
-  const seen = new Set<string>();
-  return errors.filter((e) => {
-    const key = `${e.pointer}|${e.code}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
 };

@@ -8,7 +8,24 @@ export type Row = Record<string, unknown> & {
   revision: number;
 };
 
-export type FilterOp = 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte' | 'in' | 'prefix' | 'contains';
+/**
+ * `eq`, `prefix` and `contains` compare strings exactly (case counts, as it does for unique fields); `ieq`,
+ * `iprefix` and `icontains` fold A–Z to a–z first and compare every other character exactly. `contains` on an
+ * array field is membership.
+ */
+export type FilterOp =
+  | 'eq'
+  | 'ne'
+  | 'gt'
+  | 'gte'
+  | 'lt'
+  | 'lte'
+  | 'in'
+  | 'prefix'
+  | 'contains'
+  | 'ieq'
+  | 'iprefix'
+  | 'icontains';
 
 export interface Filter {
   readonly field: string;

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildPlan } from '../../src/plan/build-plan.ts';
 import { checkSource } from '../../src/spec/check.ts';
 import { parseSpecText } from '../../src/spec/load.ts';
-import type { Row, Store } from '../../src/storage/index.ts';
+import type { FilterOp, Row, Store } from '../../src/storage/index.ts';
 import { StoreError } from '../../src/storage/index.ts';
 
 const SPEC = `
@@ -191,6 +191,26 @@ export const storeContract = (backend: string, open: () => Promise<Store>) => {
         count: false,
       });
       expect(rows.map((r) => r.name)).toEqual(['100%_off']);
+    });
+
+    it('compares strings exactly; the i-operators fold A–Z and nothing else', async () => {
+      for (const name of ['Case-A', 'case-a', 'CASE-A', 'case-é', 'case-É', 'case*?[x]'])
+        await store.insert('Item', row(name));
+      const names = async (op: FilterOp, value: string) =>
+        (
+          await store.list('Item', {
+            filters: [{ field: 'name', op, value }],
+            sort: [{ field: 'name', desc: false }],
+            limit: 100,
+            count: false,
+          })
+        ).rows.map((r) => r.name);
+      expect(await names('prefix', 'case-')).toEqual(['case-a', 'case-É', 'case-é']);
+      expect(await names('contains', 'SE-')).toEqual(['CASE-A']);
+      expect(await names('prefix', 'case*?[')).toEqual(['case*?[x]']);
+      expect(await names('ieq', 'CASE-A')).toEqual(['CASE-A', 'Case-A', 'case-a']);
+      expect(await names('iprefix', 'CASE-É')).toEqual(['case-É']);
+      expect(await names('icontains', 'É')).toEqual(['case-É']);
     });
 
     it('keeps idempotency records per caller', async () => {

@@ -1,39 +1,7 @@
-import type { FieldPlan, ResourcePlan } from '../../plan/types.ts';
+import type { ResourcePlan } from '../../plan/types.ts';
 import type { FilterOp } from '../../storage/index.ts';
 import type { OpenApiObject } from '../openapi-model.ts';
-
-type Filterable = Pick<FieldPlan, 'type' | 'spec'>;
-
-const SYSTEM: Record<string, Filterable> = {
-  id: { type: 'string', spec: { type: 'string' } },
-  createdAt: { type: 'datetime', spec: { type: 'datetime' } },
-  updatedAt: { type: 'datetime', spec: { type: 'datetime' } },
-};
-
-const ORDERED: readonly FilterOp[] = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in'];
-
-/** The operators that make sense for a field's type (the runtime parses every one of them). */
-export const operatorsFor = (field: Filterable): readonly FilterOp[] => {
-  switch (field.type) {
-    case 'integer':
-    case 'number':
-    case 'decimal':
-    case 'date':
-    case 'datetime':
-      return ORDERED;
-    case 'boolean':
-      return ['eq', 'ne'];
-    case 'enum':
-    case 'ref':
-      return ['eq', 'ne', 'in'];
-    case 'string':
-      return ['eq', 'ne', 'in', 'prefix'];
-    case 'array':
-      return ['contains'];
-    default:
-      return ['eq', 'ne'];
-  }
-};
+import { type Filterable, operatorsFor, SYSTEM_FILTERABLE } from './filter-operators.ts';
 
 /** A filter value's schema: the field's type, without its write-time constraints. */
 const valueSchema = (field: Filterable): OpenApiObject => {
@@ -57,6 +25,8 @@ const valueSchema = (field: Filterable): OpenApiObject => {
   }
 };
 
+const FOLDS = 'ignoring the case of A–Z (other letters, é or İ say, compare exactly)';
+
 const DESCRIBE: Record<FilterOp, string> = {
   eq: 'equals the value',
   ne: 'does not equal the value',
@@ -65,21 +35,33 @@ const DESCRIBE: Record<FilterOp, string> = {
   lt: 'is less than the value',
   lte: 'is at most the value',
   in: 'is one of the values (comma-separated, at most 100)',
-  prefix: 'starts with the value',
-  contains: 'contains the value as an item',
+  prefix: 'starts with the value (case counts)',
+  contains: 'contains the value (case counts)',
+  ieq: `equals the value, ${FOLDS}`,
+  iprefix: `starts with the value, ${FOLDS}`,
+  icontains: `contains the value, ${FOLDS}`,
 };
 
-/** `field=value` and `field[op]=value` query parameters for every filterable field and its operators. */
+const describe = (field: Filterable, op: FilterOp): string =>
+  field.type === 'array' && op === 'contains' ? 'has the value as an item' : DESCRIBE[op];
+
+/**
+ * `field=value` and `field[op]=value` query parameters for every filterable field and every operator the runtime
+ * accepts for its type (`field` and `field[eq]` are the same filter).
+ */
 export const filterParameters = (resource: ResourcePlan): OpenApiObject[] => {
   const names = ['id', ...resource.list.filter.filter((n) => n !== 'id')];
   return names.flatMap((name) => {
-    const field = resource.fieldsByName.get(name) ?? SYSTEM[name];
+    const field = resource.fieldsByName.get(name) ?? SYSTEM_FILTERABLE[name];
     if (!field) return [];
-    return operatorsFor(field).map((op) => ({
-      name: op === 'eq' && field.type !== 'array' ? name : `${name}[${op}]`,
-      in: 'query',
-      description: `Only records whose ${name} ${DESCRIBE[op]}.`,
-      schema: op === 'in' ? { type: 'string' } : valueSchema(field),
-    }));
+    return operatorsFor(field).flatMap((op) => {
+      const parameter = (key: string) => ({
+        name: key,
+        in: 'query',
+        description: `Only records whose ${name} ${describe(field, op)}.`,
+        schema: op === 'in' ? { type: 'string' } : valueSchema(field),
+      });
+      return op === 'eq' ? [parameter(name), parameter(`${name}[eq]`)] : [parameter(`${name}[${op}]`)];
+    });
   });
 };

@@ -4,7 +4,6 @@ import { FieldsSchema } from '../resources/field-schema.ts';
 
 export const OPERATIONS = ['list', 'get', 'create', 'update', 'replace', 'delete'] as const;
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
-export const LIST_OPERATORS = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'prefix', 'contains'] as const;
 
 /** Who may call an endpoint: `public`, a list of schemes (any of them), or `{ all: [...] }`. */
 export const AccessSchema = Type.Union([

@@ -16,6 +16,10 @@ export const isIsoDate = (text: unknown): text is string =>
   !Number.isNaN(Date.parse(`${text}T00:00:00Z`)) &&
   new Date(`${text}T00:00:00Z`).toISOString().startsWith(text);
 
+/** An RFC 3339 date-time with its offset (2026-02-03T04:05:06Z, …+01:00). */
+export const isDateTime = (text: unknown): text is string =>
+  typeof text === 'string' && DATETIME.test(text) && !Number.isNaN(Date.parse(text));
+
 const stringProblem = (field: Raw, value: string): string | undefined => {
   const [minLength, maxLength] = [num(field.minLength), num(field.maxLength)];
   const length = [...value].length;
@@ -118,9 +122,7 @@ export const valueProblem = (field: Raw, value: unknown): string | undefined => 
     case 'date':
       return isIsoDate(value) ? undefined : 'is not a date (YYYY-MM-DD)';
     case 'datetime':
-      return typeof value === 'string' && DATETIME.test(value) && !Number.isNaN(Date.parse(value))
-        ? undefined
-        : 'is not an RFC 3339 date-time';
+      return isDateTime(value) ? undefined : 'is not an RFC 3339 date-time';
     case 'enum': {
       const values = Array.isArray(field.values) ? field.values : [];
       return values.includes(value) ? undefined : `is not one of ${values.join(', ')}`;

@@ -11,6 +11,8 @@ export interface ListSql {
 }
 
 const escapeLike = (value: string) => value.replace(/[\\%_]/g, (c) => `\\${c}`);
+/** GLOB has no escape character: a wildcard stands for itself inside brackets. */
+const escapeGlob = (value: string) => value.replace(/[*?[]/g, (c) => `[${c}]`);
 
 const SQL_OPS = { eq: '=', ne: '<>', lt: '<', lte: '<=', gt: '>', gte: '>=' } as const;
 const bindable = (v: unknown) => (typeof v === 'boolean' ? (v ? 1 : 0) : v);
@@ -78,13 +80,17 @@ export const buildListSql = (resource: ResourcePlan, q: ListQuery, columns = '*'
   };
   const where: string[] = [];
   const leading = q.sort[0]?.field ?? 'createdAt';
+  // Strings compare exactly, as `=` and unique indexes do: prefix is a GLOB (case-sensitive, and able to read a
+  // range of the field's index), contains an instr(). The i- operators fold A–Z only: LIKE and NOCASE, like
+  // SQLite's lower(), know no other case pairs without ICU, so é, İ and ß compare exactly.
   const filterClause = (f: Filter): string => {
-    let c = f.op === 'prefix' || f.op === 'contains' ? quote(column(f.field)) : valueExpr(f.field);
+    const type = resource.fieldsByName.get(f.field)?.type;
+    const text = ['prefix', 'contains', 'ieq', 'iprefix', 'icontains'].includes(f.op);
+    let c = text ? quote(column(f.field)) : valueExpr(f.field);
     // A range on a field the page is not sorted by: walking the table in sort order and testing each row beats
     // reading the range from the field's index and sorting it, for a page of LIMIT rows. Unary + keeps SQLite
     // from choosing that index (equality filters keep it: (field, id) then also yields the id order).
     if (['gt', 'gte', 'lt', 'lte', 'ne'].includes(f.op) && f.field !== leading && c.startsWith('"')) c = `+${c}`;
-    const type = resource.fieldsByName.get(f.field)?.type;
     switch (f.op) {
       case 'eq':
         return `${c} = ?`;
@@ -101,9 +107,14 @@ export const buildListSql = (resource: ResourcePlan, q: ListQuery, columns = '*'
       case 'in':
         return `${c} IN (${(f.value as unknown[]).map(() => '?').join(', ')})`;
       case 'prefix':
-        return `${c} LIKE ? ESCAPE '\\'`;
+        return `${c} GLOB ?`;
       case 'contains':
-        return type === 'array' ? `EXISTS (SELECT 1 FROM json_each(${c}) WHERE value = ?)` : `${c} LIKE ? ESCAPE '\\'`;
+        return type === 'array' ? `EXISTS (SELECT 1 FROM json_each(${c}) WHERE value = ?)` : `instr(${c}, ?) > 0`;
+      case 'ieq':
+        return `${c} = ? COLLATE NOCASE`;
+      case 'iprefix':
+      case 'icontains':
+        return `${c} LIKE ? ESCAPE '\\'`;
     }
   };
   for (const f of q.filters) where.push(filterClause(f));
@@ -112,13 +123,18 @@ export const buildListSql = (resource: ResourcePlan, q: ListQuery, columns = '*'
   const ruleParams = (query: ListQuery): unknown[] => (query.where ? conditionSql(ruleColumn, query.where).params : []);
   const filterParams = (query: ListQuery): unknown[] =>
     query.filters.flatMap((f) => {
-      if (f.op === 'in') return f.value as unknown[];
-      if (f.op === 'prefix') return [`${escapeLike(String(f.value))}%`];
-      if (f.op === 'contains') {
-        const type = resource.fieldsByName.get(f.field)?.type;
-        return [type === 'array' ? f.value : `%${escapeLike(String(f.value))}%`];
+      switch (f.op) {
+        case 'in':
+          return f.value as unknown[];
+        case 'prefix':
+          return [`${escapeGlob(String(f.value))}*`];
+        case 'iprefix':
+          return [`${escapeLike(String(f.value))}%`];
+        case 'icontains':
+          return [`%${escapeLike(String(f.value))}%`];
+        default:
+          return [bindable(f.value)];
       }
-      return [typeof f.value === 'boolean' ? (f.value ? 1 : 0) : f.value];
     });
   const sorted = q.sort.map((s) => ({ expr: sortExpr(s.field), desc: s.desc }));
   // The id breaks ties, unless the last sort key already is the id (createdAt sorts by id).
