@@ -57,9 +57,14 @@ export interface UpdateExpectation {
 }
 
 export interface MigrationReport {
+  /** Resources whose table was created. */
   readonly created: string[];
+  /** `Resource.field` of every column added. */
   readonly added: string[];
+  /** `Resource.field` of every column dropped (empty ones, or with allowDataLoss). */
   readonly dropped: string[];
+  /** Fields whose stored values were rewritten, one line each: a type change, or values allowDataLoss replaced. */
+  readonly changed: string[];
 }
 
 export interface StoredResponse {
