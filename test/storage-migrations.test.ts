@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { StoreError } from '../src/storage/index.ts';
 import { SqliteStore } from '../src/storage/sqlite/sqlite-store.ts';
@@ -67,6 +68,25 @@ describe('widening a type changes what is stored', () => {
     expect(filtered.body.data.map((r: { label: string }) => r.label)).toEqual(['old']);
     const duplicate = await call(second.url, 'POST', '/readings', { json: { label: 'dup', amount: '19.99' } });
     expect(duplicate.status).toBe(409);
+    await second.close({ remove: true });
+  });
+});
+
+describe('a database an earlier version migrated', () => {
+  it('is repaired: a number field left in an INTEGER column is rebuilt at the next start', async () => {
+    const first = await serveSpec(INTEGERS);
+    const old = await call(first.url, 'POST', '/readings', { json: { label: 'old', value: 3, amount: 7 } });
+    await first.close();
+    // What the earlier migration did for integer → number and integer → decimal: the recorded type, nothing else.
+    const db = new Database(first.dbPath);
+    db.prepare("UPDATE _ninefold_fields SET type = 'number' WHERE field = 'value'").run();
+    db.prepare("UPDATE _ninefold_fields SET type = 'decimal' WHERE field = 'amount'").run();
+    db.close();
+
+    const second = await serveSpec(WIDER, { dbPath: first.dbPath });
+    const fresh = await call(second.url, 'POST', '/readings', { json: { label: 'new', value: 2.5, amount: '1.25' } });
+    expect(fresh.status).toBe(201);
+    expect((await call(second.url, 'GET', `/readings/${old.body.id}`)).body).toMatchObject({ value: 3, amount: '7' });
     await second.close({ remove: true });
   });
 });
