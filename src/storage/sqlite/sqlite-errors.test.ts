@@ -43,9 +43,11 @@ describe('SQLite errors as StoreErrors', () => {
     }
   });
 
-  it('any error of a closed connection is unavailable', () => {
+  it("the driver's refusal of a closed connection is unavailable; the caller's own errors stay what they are", () => {
     expect(kindOf(storeErrorOf(new TypeError('The database connection is not open'), context(false)))).toBe(
       'unavailable',
     );
+    const own = new RangeError('a caller error');
+    expect(storeErrorOf(own, context(false))).toBe(own);
   });
 });

@@ -36,7 +36,7 @@ const primaryOf = (code: string) => code.split('_', 2).join('_');
 /**
  * The StoreError an error thrown by SQLite means, or the error itself when it is not SQLite's (or means a bug).
  * `uniqueField` names the field of a broken unique constraint from SQLite's message ("…: table.column"); `isOpen`
- * tells whether the connection is still open (better-sqlite3 throws a TypeError on a closed one).
+ * tells whether the connection is still open.
  */
 export const storeErrorOf = (
   error: unknown,
@@ -53,7 +53,10 @@ export const storeErrorOf = (
     if (kind) return new StoreError(kind, `${MESSAGES[kind]} (${error.code})`, undefined, { cause: error });
     return error;
   }
-  if (!context.isOpen()) return new StoreError('unavailable', 'the store is closed', undefined, { cause: error });
+  // better-sqlite3 refuses any use of a closed connection with a TypeError.
+  if (error instanceof TypeError && !context.isOpen()) {
+    return new StoreError('unavailable', 'the store is closed', undefined, { cause: error });
+  }
   return error;
 };
 

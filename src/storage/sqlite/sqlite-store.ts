@@ -1,13 +1,6 @@
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import type { Plan, ResourcePlan } from '../../plan/types.ts';
-import {
-  type CloseReport,
-  type ListQuery,
-  type Row,
-  type Store,
-  StoreError,
-  type UpdateExpectation,
-} from '../store.ts';
+import type { CloseReport, ListQuery, Row, Store, UpdateExpectation } from '../store.ts';
 import { sqliteApiKeys } from './api-keys.ts';
 import { fromSqlite, quote, SYSTEM_COLUMNS, toSqlite } from './columns.ts';
 import { DatabaseFile } from './database-file.ts';
@@ -16,16 +9,12 @@ import { GroupCommit, writesOwnTransaction } from './group-commit.ts';
 import { sqliteIdempotency } from './idempotency.ts';
 import { buildListSql, cursorValues, type ListSql, listShapeKey } from './list-sql.ts';
 import { migrateSqlite } from './migrate.ts';
+import { cannotOpen, openDatabase, type SqliteOptions } from './open-database.ts';
 import { methodsOf, storeErrorOf, translatingErrors } from './sqlite-errors.ts';
 import { sqliteStateLog } from './state-log.ts';
 import { sqliteWebhooks } from './webhooks.ts';
 
-export interface SqliteOptions {
-  readonly path: string;
-  /** NORMAL survives a crash of the process; FULL also a crash of the machine (one fsync per commit). */
-  readonly synchronous?: 'NORMAL' | 'FULL';
-  readonly busyTimeoutMs?: number;
-}
+export type { SqliteOptions };
 
 type Statement = Database.Statement;
 
@@ -57,29 +46,6 @@ const STORE_METHODS = [
   'ping',
 ] as const satisfies ReadonlyArray<keyof SqliteStore>;
 
-/** Opens the file with the store's settings; what goes wrong is a StoreError naming the file (for the operator). */
-const open = (options: SqliteOptions): Database.Database => {
-  let db: Database.Database | undefined;
-  try {
-    db = new Database(options.path, { timeout: options.busyTimeoutMs ?? 5000 });
-    db.pragma('journal_mode = WAL');
-    db.pragma(`synchronous = ${options.synchronous ?? 'NORMAL'}`);
-    db.pragma('foreign_keys = ON');
-    return db;
-  } catch (error) {
-    db?.close();
-    throw cannotOpen(options.path, error);
-  }
-};
-
-const cannotOpen = (path: string, error: unknown) =>
-  new StoreError(
-    'unavailable',
-    `cannot open the database ${path}: ${error instanceof Error ? error.message : String(error)}`,
-    undefined,
-    { cause: error },
-  );
-
 /** The embedded store: one SQLite file in WAL mode, statements prepared once per shape. */
 export class SqliteStore implements Store {
   readonly #db: Database.Database;
@@ -94,7 +60,7 @@ export class SqliteStore implements Store {
   readonly webhooks;
 
   constructor(options: SqliteOptions) {
-    const db = open(options);
+    const db = openDatabase(options);
     this.#db = db;
     this.#synchronous = options.synchronous ?? 'NORMAL';
     try {
