@@ -6,9 +6,9 @@ const LOST = 'the database file was deleted or replaced while the service ran';
 /**
  * The file a store opened, and whether its path still names it. Deleted or replaced under a running process,
  * SQLite goes on writing to the file it holds open, which nobody will find again: every write would succeed and
- * vanish at the next start. One stat(2) after each commit (a few microseconds, once per group-commit batch) tells;
- * once lost, the file stays lost until the process restarts (the store refuses every call), since what was written
- * after the loss is not in the file now at the path.
+ * vanish at the next start. One stat(2) after each commit tells (one system call per group-commit batch, however
+ * many writes it holds); once lost, the file stays lost until the process restarts (the store refuses every call),
+ * since what was written after the loss is not in the file now at the path.
  */
 export class DatabaseFile {
   readonly #path: string | undefined;
