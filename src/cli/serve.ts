@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createServer } from '../runtime/server.ts';
-import { SqliteStore, StoreError } from '../storage/index.ts';
+import { SqliteStore, type Store, StoreError } from '../storage/index.ts';
 import { type Command, HELP_OPTION, usageError } from './command.ts';
 import { loadPlanOrReport } from './load-plan.ts';
 
@@ -30,16 +30,28 @@ export const serveCommand: Command = {
     const dbPath = resolve(values.db ?? process.env.NINEFOLD_DB ?? `${plan.service.name}.db`);
     const durability = (values.durability ?? process.env.NINEFOLD_DURABILITY ?? 'normal').toUpperCase();
     if (durability !== 'NORMAL' && durability !== 'FULL') return usageError(this, false);
-    const store = new SqliteStore({ path: dbPath, synchronous: durability });
+    let store: SqliteStore;
     try {
-      await store.migrate(plan, { allowDataLoss: values['allow-data-loss'] === true });
+      store = new SqliteStore({ path: dbPath, synchronous: durability });
+    } catch (error) {
+      if (!(error instanceof StoreError)) throw error;
+      process.stderr.write(`ninefold serve: ${error.message}\n`);
+      return 1;
+    }
+    try {
+      const report = await store.migrate(plan, { allowDataLoss: values['allow-data-loss'] === true });
+      for (const line of [...report.dropped.map((f) => `${f} dropped`), ...report.changed]) {
+        process.stdout.write(`migrated: ${line}\n`);
+      }
     } catch (error) {
       await store.close();
-      if (error instanceof StoreError && error.kind === 'migration-refused') {
-        process.stderr.write(`${error.message}\n`);
-        return 1;
-      }
-      throw error;
+      if (!(error instanceof StoreError)) throw error;
+      process.stderr.write(
+        error.kind === 'migration-refused'
+          ? `${error.message}\n`
+          : `ninefold serve: cannot migrate the database ${dbPath}: ${error.message}\n`,
+      );
+      return 1;
     }
     const app = await createServer(plan, { store, logLevel: values['log-level'] ?? process.env.LOG_LEVEL ?? 'info' });
     const port = Number(values.port ?? process.env.PORT ?? 3000);
@@ -49,14 +61,52 @@ export const serveCommand: Command = {
       `${plan.service.title} is serving at ${address}\n  docs:     ${address}/docs\n  openapi:  ${address}/openapi.json\n  database: ${dbPath}\n`,
     );
     return new Promise<number>((done) => {
+      let stopping = false;
       const stop = async (signal: string) => {
+        if (stopping) return;
+        stopping = true;
         app.log.info({ signal }, 'shutting down: finishing in-flight requests');
-        await app.close();
-        await store.close();
-        done(0);
+        const outcome = await shutDown(app, store);
+        if (outcome.line) app.log[outcome.code === 0 ? 'warn' : 'error']({ signal }, `shut down: ${outcome.line}`);
+        done(outcome.code);
       };
       process.once('SIGTERM', () => void stop('SIGTERM'));
       process.once('SIGINT', () => void stop('SIGINT'));
     });
   },
+};
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/**
+ * Stops accepting, finishes in-flight requests, then closes the store. Exit 0 when everything acknowledged is on disk,
+ * even if the store could not tidy up (a WAL not checkpointed, applied at the next start, on a full disk); 1 when it may not
+ * be (the database file was deleted or replaced while serving) or closing failed. Never throws: what went wrong is
+ * one line for the log, without a stack.
+ */
+const shutDown = async (
+  app: { close(): PromiseLike<unknown> },
+  store: Store,
+): Promise<{ code: number; line?: string }> => {
+  const problems: string[] = [];
+  let failed = false;
+  try {
+    await app.close();
+  } catch (error) {
+    failed = true;
+    problems.push(`closing the server: ${messageOf(error)}`);
+  }
+  try {
+    const report = await store.close();
+    failed ||= !report.intact;
+    if (report.note) problems.push(report.note);
+  } catch (error) {
+    failed = true;
+    problems.push(`closing the database: ${messageOf(error)}`);
+  }
+  if (problems.length === 0) return { code: failed ? 1 : 0 };
+  return {
+    code: failed ? 1 : 0,
+    line: `${problems.join('; ')}${failed ? '' : '; everything acknowledged is on disk'}`,
+  };
 };

@@ -5,6 +5,7 @@ export type {
   ApiKeyRecord,
   ApiKeyStore,
   AttemptRecord,
+  CloseReport,
   Condition,
   Delivery,
   DeliveryAttempt,

@@ -74,9 +74,14 @@ export interface UpdateExpectation {
 }
 
 export interface MigrationReport {
+  /** Resources whose table was created. */
   readonly created: string[];
+  /** `Resource.field` of every column added. */
   readonly added: string[];
+  /** `Resource.field` of every column dropped (empty ones, or with allowDataLoss). */
   readonly dropped: string[];
+  /** Fields whose stored values were rewritten, one line each: a type change, or values allowDataLoss replaced. */
+  readonly changed: string[];
 }
 
 export interface StoredResponse {
@@ -315,21 +320,45 @@ export interface Store {
   readonly apiKeys: ApiKeyStore;
   readonly events: EventLog;
   readonly webhooks: WebhookStore;
+  /** Resolves when the database answers and can take writes as far as the store can tell; else StoreError. */
   ping(): Promise<void>;
   durability(): DurabilityInfo;
-  close(): Promise<void>;
+  /** Commits what is pending, then closes; never throws for a failure that loses nothing (see CloseReport). */
+  close(): Promise<CloseReport>;
 }
 
+/**
+ * `unique`: a unique field already holds the value (`field` names it). `busy`: another writer holds the database
+ * past the wait; retry shortly. `unavailable`: storage cannot be read or written now (a full disk, an I/O error, a
+ * read-only, corrupt or lost database file, a closed store); retry later. `migration-refused`: the spec change
+ * would lose data (the message says what, for the operator).
+ */
 export type StoreErrorKind = 'unique' | 'busy' | 'unavailable' | 'migration-refused';
 
-/** The only error a store throws on purpose; the runtime maps each kind to a catalogued answer. */
+/** What closing a store found. */
+export interface CloseReport {
+  /**
+   * True when everything acknowledged is in the database (its file and, for SQLite, its WAL); false when it may
+   * not be (the file was deleted or replaced while the store ran).
+   */
+  readonly intact: boolean;
+  /** One line for the operator about what closing could not do (a checkpoint left for the next start), if any. */
+  readonly note?: string;
+}
+
+/**
+ * The only error a store throws on purpose; the runtime maps each kind to a catalogued answer. Anything else a store
+ * method throws is a bug. `message` is for logs and the operator, never for a client; `cause` keeps the driver's
+ * error (its code, e.g. SQLITE_IOERR_WRITE) for the log.
+ */
 export class StoreError extends Error {
   constructor(
     readonly kind: StoreErrorKind,
     message: string,
     readonly field?: string,
+    options?: { readonly cause?: unknown },
   ) {
-    super(message);
+    super(message, options);
     this.name = 'StoreError';
   }
 }

@@ -2,11 +2,12 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildPlan } from '../../src/plan/build-plan.ts';
-import { checkSource } from '../../src/spec/check.ts';
-import { parseSpecText } from '../../src/spec/load.ts';
 import type { FilterOp, Row, Store } from '../../src/storage/index.ts';
 import { StoreError } from '../../src/storage/index.ts';
+import type { Backend } from './backend.ts';
+import { faultContract } from './fault-contract.ts';
+import { migrationContract } from './migration-contract.ts';
+import { planOfSpec } from './plan.ts';
 
 const SPEC = `
 ninefold: 1
@@ -25,12 +26,7 @@ endpoints:
   Item: { list: { filter: [name, rank, active, tags, price, cost], sort: [name, rank, price, cost] } }
 `;
 
-export const contractPlan = () => {
-  const parsed = parseSpecText(SPEC, 'contract.yaml');
-  const checked = checkSource({ ...parsed, dir: '.' });
-  if (!checked.spec) throw new Error(JSON.stringify(checked.diagnostics));
-  return buildPlan(checked.spec);
-};
+export const contractPlan = () => planOfSpec(SPEC);
 
 export const tempDir = () => mkdtempSync(join(tmpdir(), 'ninefold-store-'));
 
@@ -55,15 +51,15 @@ const row = (name: string, extra: Partial<Row> = {}): Row => {
 };
 
 /**
- * The contract every Store passes, on a real database. `open` gives a fresh, empty store; a second
- * backend joins by adding one line to the list in storage-contract.test.ts.
+ * The contract every Store passes, on a real database. A second backend joins by adding one entry to the list in
+ * storage-contract.test.ts.
  */
-export const storeContract = (backend: string, open: () => Promise<Store>) => {
-  describe(`Store contract: ${backend}`, () => {
+export const storeContract = (name: string, backend: Backend) => {
+  describe(`Store contract: ${name}`, () => {
     let store: Store;
     const plan = contractPlan();
     beforeAll(async () => {
-      store = await open();
+      store = backend.open(backend.create());
       await store.migrate(plan);
     });
     afterAll(async () => store.close());
@@ -339,4 +335,6 @@ export const storeContract = (backend: string, open: () => Promise<Store>) => {
       expect(await store.exists('Item', 'name', 'gone')).toBe(false);
     });
   });
+  faultContract(name, backend);
+  migrationContract(name, backend);
 };

@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Database } from 'better-sqlite3';
+import { StoreError } from '../store.ts';
 
 interface Batch {
   readonly waiters: Array<{ resolve: () => void; reject: (error: unknown) => void }>;
@@ -21,11 +22,23 @@ export interface BatchTail {
   clear(): void;
 }
 
+/** The file commits land in (database-file.ts): whether a commit may run, and whether it landed where it will be found. */
+export interface CommitTarget {
+  /** Throws when the file is known lost (no I/O). */
+  admit(): void;
+  /** Throws when the path no longer names the file opened. */
+  verify(): void;
+}
+
+const ended = () =>
+  new StoreError('unavailable', 'the batch transaction ended before its commit (SQLite rolled it back on an error)');
+
 /**
  * Write transactions with group commit. Each caller's work runs alone, in its own SAVEPOINT, one after
  * the other (SQLite has one writer); the savepoints opened within one turn of the event loop share a
  * single SQLite transaction, committed once when the turn ends. A caller's promise settles only after
- * that COMMIT, so an answer is never sent for a write that is not durable; a caller that fails rolls back
+ * that COMMIT, so an answer is never sent for a write that is not durable (nor for one committed to a database file
+ * that was deleted or replaced meanwhile: the target is verified after each COMMIT); a caller that fails rolls back
  * its own savepoint and nothing else. The price: until the COMMIT (the same turn of the event loop), reads
  * on this connection already see the batch's writes.
  */
@@ -39,11 +52,15 @@ export class GroupCommit {
   #flushScheduled = false;
   readonly #tails: BatchTail[] = [];
 
+  readonly #target: CommitTarget | undefined;
+
   constructor(
     db: Database,
     private readonly onCommitError: (error: unknown) => unknown,
+    target?: CommitTarget,
   ) {
     this.#db = db;
+    this.#target = target;
     this.#statements = {
       begin: db.prepare('BEGIN IMMEDIATE'),
       commit: db.prepare('COMMIT'),
@@ -86,11 +103,16 @@ export class GroupCommit {
           throw this.onCommitError(error);
         }
         this.#batch = { waiters: [] };
+      } else if (!this.#db.inTransaction) {
+        // A SAVEPOINT now would open a transaction of its own, and its RELEASE would commit it alone.
+        throw ended();
       }
       const batch = this.#batch;
       this.#running++;
-      s.savepoint.run();
+      let opened = false;
       try {
+        s.savepoint.run();
+        opened = true;
         const result = await this.#context.run(true, fn);
         s.release.run();
         for (const tail of this.#tails) tail.keep();
@@ -98,7 +120,7 @@ export class GroupCommit {
         return { result, committed };
       } catch (error) {
         for (const tail of this.#tails) tail.drop();
-        if (this.#db.inTransaction) {
+        if (opened && this.#db.inTransaction) {
           s.rollbackTo.run();
           s.release.run();
         }
@@ -135,12 +157,14 @@ export class GroupCommit {
       if (batch.waiters.length === 0) this.#statements.rollback.run();
       else {
         // SQLite may have ended the transaction on its own (a full disk): the tails must not write outside it.
-        if (!this.#db.inTransaction) throw new Error('the batch transaction ended before its commit');
+        if (!this.#db.inTransaction) throw ended();
+        this.#target?.admit();
         for (const tail of this.#tails) tail.write();
         this.#statements.commit.run();
+        this.#target?.verify();
       }
     } catch (error) {
-      if (this.#db.inTransaction) this.#statements.rollback.run();
+      this.#rollback();
       const mapped = this.onCommitError(error);
       for (const w of batch.waiters) w.reject(mapped);
       return;
@@ -149,12 +173,30 @@ export class GroupCommit {
     }
     for (const w of batch.waiters) w.resolve();
   }
+
+  /** A write made on its own, outside any batch (autocommit), is acknowledged only once its target is verified. */
+  async autocommitted<T>(write: Promise<T>): Promise<T> {
+    const result = await write;
+    this.#target?.verify();
+    return result;
+  }
+
+  #rollback() {
+    if (!this.#db.inTransaction) return;
+    try {
+      this.#statements.rollback.run();
+    } catch {
+      // The error that brought us here is what the callers get; SQLite ends the transaction itself when a
+      // ROLLBACK cannot run (an I/O error), and the next BEGIN says so if it did not.
+    }
+  }
 }
 
 /**
  * Makes the named write methods of a part of the store safe to call outside a transaction. While a batch is
  * open for other callers, such a write runs in a transaction of its own; otherwise it would land in a suspended
- * caller's savepoint and roll back with it. With no batch open it runs at once, on its own (autocommit).
+ * caller's savepoint and roll back with it. With no batch open it runs at once, on its own (autocommit), and
+ * is verified like a batch's COMMIT.
  */
 export const writesOwnTransaction = <T extends object>(
   group: GroupCommit,
@@ -164,8 +206,11 @@ export const writesOwnTransaction = <T extends object>(
   const guarded = part as Record<string, unknown>;
   for (const name of methods) {
     const method = guarded[name] as (...args: unknown[]) => Promise<unknown>;
-    guarded[name] = (...args: unknown[]) =>
-      group.openToOthers ? group.run(() => method.apply(part, args)) : method.apply(part, args);
+    guarded[name] = (...args: unknown[]) => {
+      if (group.inTransaction) return method.apply(part, args);
+      if (group.openToOthers) return group.run(() => method.apply(part, args));
+      return group.autocommitted(method.apply(part, args));
+    };
   }
   return part;
 };

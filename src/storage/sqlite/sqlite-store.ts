@@ -1,22 +1,20 @@
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import type { Plan, ResourcePlan } from '../../plan/types.ts';
-import { type ListQuery, type Row, type Store, StoreError, type UpdateExpectation } from '../store.ts';
+import type { CloseReport, ListQuery, Row, Store, UpdateExpectation } from '../store.ts';
 import { sqliteApiKeys } from './api-keys.ts';
 import { fromSqlite, quote, SYSTEM_COLUMNS, toSqlite } from './columns.ts';
+import { DatabaseFile } from './database-file.ts';
 import { sqliteEventLog } from './event-log.ts';
 import { GroupCommit, writesOwnTransaction } from './group-commit.ts';
 import { sqliteIdempotency } from './idempotency.ts';
 import { buildListSql, cursorValues, type ListSql, listShapeKey } from './list-sql.ts';
 import { migrateSqlite } from './migrate.ts';
+import { cannotOpen, openDatabase, type SqliteOptions } from './open-database.ts';
+import { methodsOf, storeErrorOf, translatingErrors } from './sqlite-errors.ts';
 import { sqliteStateLog } from './state-log.ts';
 import { sqliteWebhooks } from './webhooks.ts';
 
-export interface SqliteOptions {
-  readonly path: string;
-  /** NORMAL survives a crash of the process; FULL also a crash of the machine (one fsync per commit). */
-  readonly synchronous?: 'NORMAL' | 'FULL';
-  readonly busyTimeoutMs?: number;
-}
+export type { SqliteOptions };
 
 type Statement = Database.Statement;
 
@@ -35,28 +33,23 @@ interface Table {
 
 const MAX_CACHED_SHAPES = 256;
 
-const translate = (error: unknown, plan: ResourcePlan): never => {
-  const e = error as { code?: string; message?: string };
-  if (e.code === 'SQLITE_CONSTRAINT_UNIQUE' || e.code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
-    const column = /: [^.]+\.(\w+)/.exec(e.message ?? '')?.[1];
-    const field = plan.fields.find((f) => f.column === column)?.name ?? column ?? 'id';
-    throw new StoreError('unique', `${plan.name}.${field} must be unique`, field);
-  }
-  if (e.code === 'SQLITE_BUSY' || e.code === 'SQLITE_LOCKED') throw new StoreError('busy', 'the database is busy');
-  if (
-    e.code === 'SQLITE_FULL' ||
-    e.code === 'SQLITE_READONLY' ||
-    e.code === 'SQLITE_IOERR' ||
-    e.code === 'SQLITE_CANTOPEN'
-  ) {
-    throw new StoreError('unavailable', 'storage is unavailable');
-  }
-  throw error;
-};
+const STORE_METHODS = [
+  'migrate',
+  'get',
+  'getMany',
+  'insert',
+  'update',
+  'delete',
+  'list',
+  'exists',
+  'transaction',
+  'ping',
+] as const satisfies ReadonlyArray<keyof SqliteStore>;
 
 /** The embedded store: one SQLite file in WAL mode, statements prepared once per shape. */
 export class SqliteStore implements Store {
   readonly #db: Database.Database;
+  readonly #file: DatabaseFile;
   readonly #tables = new Map<string, Table>();
   readonly #synchronous: string;
   readonly #group: GroupCommit;
@@ -67,43 +60,52 @@ export class SqliteStore implements Store {
   readonly webhooks;
 
   constructor(options: SqliteOptions) {
-    this.#db = new Database(options.path, { timeout: options.busyTimeoutMs ?? 5000 });
-    this.#db.pragma('journal_mode = WAL');
+    const db = openDatabase(options);
+    this.#db = db;
     this.#synchronous = options.synchronous ?? 'NORMAL';
-    this.#db.pragma(`synchronous = ${this.#synchronous}`);
-    this.#db.pragma('foreign_keys = ON');
-    const group = new GroupCommit(this.#db, (error) => {
-      try {
-        return translate(error, { name: '', fields: [] } as unknown as ResourcePlan);
-      } catch (mapped) {
-        return mapped;
-      }
-    });
-    this.#group = group;
-    this.idempotency = writesOwnTransaction(group, sqliteIdempotency(this.#db), ['save', 'purgeBefore']);
-    this.stateLog = writesOwnTransaction(group, sqliteStateLog(this.#db), [
-      'append',
-      'schedule',
-      'cancel',
-      'claimDue',
-      'finish',
-    ]);
-    this.apiKeys = writesOwnTransaction(group, sqliteApiKeys(this.#db), ['create', 'revoke']);
-    this.events = sqliteEventLog(this.#db, options.path, group);
-    this.webhooks = writesOwnTransaction(group, sqliteWebhooks(this.#db), [
-      'createEndpoint',
-      'updateEndpoint',
-      'deleteEndpoint',
-      'leaseEndpoints',
-      'releaseEndpoints',
-      'moveCursor',
-      'advanceCursor',
-      'recordAttempt',
-      'claimDue',
-      'retry',
-    ]);
-    writesOwnTransaction(group, this as SqliteStore, ['insert', 'update', 'delete']);
+    try {
+      this.#file = new DatabaseFile(options.path);
+      const translate = (error: unknown) => storeErrorOf(error, this.#errorContext);
+      const admit = () => this.#file.admit();
+      const group = new GroupCommit(db, translate, this.#file);
+      this.#group = group;
+      /** Every method of a part: writes in a transaction of their own where needed, then errors translated. */
+      const part = <T extends object>(built: T, writes: ReadonlyArray<keyof T & string>): T =>
+        translatingErrors(writesOwnTransaction(group, built, writes), methodsOf(built), translate, admit);
+      this.idempotency = part(sqliteIdempotency(db), ['save', 'purgeBefore']);
+      this.stateLog = part(sqliteStateLog(db), ['append', 'schedule', 'cancel', 'claimDue', 'finish']);
+      this.apiKeys = part(sqliteApiKeys(db), ['create', 'revoke']);
+      this.events = part(sqliteEventLog(db, options.path, group), []);
+      this.webhooks = part(sqliteWebhooks(db), [
+        'createEndpoint',
+        'updateEndpoint',
+        'deleteEndpoint',
+        'leaseEndpoints',
+        'releaseEndpoints',
+        'moveCursor',
+        'advanceCursor',
+        'recordAttempt',
+        'claimDue',
+        'retry',
+      ]);
+      writesOwnTransaction(group, this as SqliteStore, ['insert', 'update', 'delete']);
+      translatingErrors(this as SqliteStore, STORE_METHODS, translate, admit);
+    } catch (error) {
+      db.close();
+      throw cannotOpen(options.path, error);
+    }
   }
+
+  /** What translating a SQLite error needs: whether the connection is open, and field names by table and column. */
+  readonly #errorContext = {
+    isOpen: () => this.#db.open,
+    uniqueField: (table: string, column: string) => {
+      for (const { plan } of this.#tables.values()) {
+        if (plan.table === table) return plan.fields.find((f) => f.column === column)?.name ?? column;
+      }
+      return column;
+    },
+  };
 
   async migrate(plan: Plan, options: { allowDataLoss?: boolean } = {}) {
     const report = migrateSqlite(this.#db, plan, options.allowDataLoss === true);
@@ -177,11 +179,7 @@ export class SqliteStore implements Store {
 
   async insert(resource: string, row: Row) {
     const table = this.#table(resource);
-    try {
-      table.insert.run(table.toParams(row));
-    } catch (error) {
-      translate(error, table.plan);
-    }
+    table.insert.run(table.toParams(row));
   }
 
   async update(resource: string, id: string, changes: Record<string, unknown>, expect: UpdateExpectation = {}) {
@@ -213,11 +211,7 @@ export class SqliteStore implements Store {
       ...whereNames.map((n) => convert(n, expect.where?.[n])),
       ...(expect.revision === undefined ? [] : [expect.revision]),
     ];
-    try {
-      if (statement.run(params).changes === 0) return undefined;
-    } catch (error) {
-      translate(error, table.plan);
-    }
+    if (statement.run(params).changes === 0) return undefined;
     return this.get(resource, id);
   }
 
@@ -270,7 +264,9 @@ export class SqliteStore implements Store {
     return this.#group.run(fn);
   }
 
+  /** The file is still the one opened (a stat), and answers a query. */
   async ping() {
+    this.#file.verify();
     this.#db.prepare('SELECT 1').get();
   }
 
@@ -278,12 +274,36 @@ export class SqliteStore implements Store {
     return { backend: 'sqlite', journal: 'wal', synchronous: this.#synchronous.toLowerCase() };
   }
 
-  async close() {
+  /**
+   * Commits the open batch (its callers are answered by its outcome), then checkpoints and closes. A checkpoint that
+   * cannot run (a full disk) loses nothing: every commit is in the WAL, which SQLite applies at the next open. The
+   * checkpoint runs even when the file was lost, so that SQLite truncates the WAL left at the path and a new file
+   * there never replays it.
+   */
+  async close(): Promise<CloseReport> {
+    if (!this.#db.open) return { intact: !this.#file.lost };
     this.#group.flush();
-    this.events.close();
-    if (this.#db.open) {
-      this.#db.pragma('wal_checkpoint(TRUNCATE)');
-      this.#db.close();
+    const notes: string[] = [];
+    const attempt = (what: string, step: () => void) => {
+      try {
+        step();
+      } catch (error) {
+        const mapped = storeErrorOf(error, this.#errorContext);
+        notes.push(`${what}: ${mapped instanceof Error ? mapped.message : String(mapped)}`);
+      }
+    };
+    attempt('closing the event reader', () => this.events.close());
+    attempt('the WAL was not checkpointed (it is applied at the next start)', () =>
+      this.#db.pragma('wal_checkpoint(TRUNCATE)'),
+    );
+    attempt('closing the database', () => this.#db.close());
+    let intact = true;
+    try {
+      this.#file.verify();
+    } catch (error) {
+      intact = false;
+      notes.unshift((error as Error).message);
     }
+    return { intact, ...(notes.length > 0 ? { note: notes.join('; ') } : {}) };
   }
 }

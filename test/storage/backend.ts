@@ -1,0 +1,11 @@
+import type { Store } from '../../src/storage/index.ts';
+
+/** A backend under the contract: real databases it can create, open again (a restart), and take away. */
+export interface Backend {
+  /** Names a fresh, empty database. */
+  create(): string;
+  /** A store over a database `create` named; a second store over the same name sees the same data. */
+  open(database: string): Store;
+  /** Takes the database away under an open store, as an operator or a fault would (SQLite: the file deleted). */
+  lose(database: string): void;
+}
