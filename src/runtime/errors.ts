@@ -16,6 +16,15 @@ const FASTIFY_CODES: Record<string, () => ApiError> = {
   FST_ERR_ASYNC_CONSTRAINT: () => new ApiError('bad_request', 'The request is malformed.'),
 };
 
+/** One line per storage fault a client is answered 503 for: what kind, and the database's own code (no stack). */
+const logStorageFault = (error: StoreError, request: FastifyRequest) => {
+  const cause = error.cause as { code?: unknown } | undefined;
+  request.log.warn(
+    { storage: error.kind, ...(typeof cause?.code === 'string' ? { code: cause.code } : {}) },
+    `storage: ${error.message}`,
+  );
+};
+
 /** Maps anything thrown during a request to a catalogued error; unknown errors are logged and answered 500. */
 export const toApiError = (error: unknown, request: FastifyRequest): ApiError => {
   if (error instanceof ApiError) return error;
@@ -29,10 +38,12 @@ export const toApiError = (error: unknown, request: FastifyRequest): ApiError =>
           { field: error.field },
         );
       case 'busy':
+        logStorageFault(error, request);
         return new ApiError('busy', 'The database is busy; retry shortly.', undefined, undefined, {
           'retry-after': '1',
         });
       default:
+        logStorageFault(error, request);
         return new ApiError('storage_unavailable', 'Storage is unavailable; retry later.', undefined, undefined, {
           'retry-after': '5',
         });
