@@ -7,12 +7,12 @@ export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
 /**
  * Wraps an unsafe handler so that it runs in one transaction and, when the request carries an
- * Idempotency-Key, stores its answer in that same transaction: a retry replays it, a retry with another
- * body is refused (422), a retry while the first is running is refused (409). Keys are per caller.
- * Failed requests change nothing and store nothing, so their retries simply run again.
+ * Idempotency-Key, claims the key and stores its answer in that same transaction: a retry replays it, a retry
+ * with another method, path or body is refused (422), a retry while the first holds the key is refused (409),
+ * whichever process or instance either reaches. Keys are per caller. A request that fails changes nothing and
+ * stores nothing (its claim rolls back with it), so its retry simply runs again.
  */
 export const withTransaction = (ctx: RuntimeContext, handler: Handler, method: string) => {
-  const inFlight = new Set<string>();
   /** The handler, refusing to commit once the request's budget is spent (its writes roll back). */
   const inTime = async (input: HandlerInput) => {
     const output = await handler(input);
@@ -29,31 +29,26 @@ export const withTransaction = (ctx: RuntimeContext, handler: Handler, method: s
     const fingerprint = createHash('sha256')
       .update(`${method} ${path}\n${input.body === undefined ? '' : JSON.stringify(input.body)}`)
       .digest('base64url');
-    const slot = `${input.caller}\u0000${key}`;
-    if (inFlight.has(slot))
-      throw new ApiError('idempotency_key_in_use', 'A request with this Idempotency-Key is still running.');
-    const saved = await ctx.store.idempotency.find(input.caller, key);
-    if (saved) {
-      if (saved.fingerprint !== fingerprint) {
-        throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was used with a different request.');
+    return ctx.store.transaction(async () => {
+      const claim = await ctx.store.idempotency.claim(input.caller, key, ctx.now());
+      if (claim.state === 'running')
+        throw new ApiError('idempotency_key_in_use', 'A request with this Idempotency-Key is still running.');
+      if (claim.state === 'saved') {
+        const saved = claim.response;
+        if (saved.fingerprint !== fingerprint) {
+          throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was used with a different request.');
+        }
+        return { status: saved.status, body: saved.body, headers: { ...saved.headers, 'idempotent-replayed': 'true' } };
       }
-      return { status: saved.status, body: saved.body, headers: { ...saved.headers, 'idempotent-replayed': 'true' } };
-    }
-    inFlight.add(slot);
-    try {
-      return await ctx.store.transaction(async () => {
-        const output = await inTime(input);
-        await ctx.store.idempotency.save(
-          input.caller,
-          key,
-          { fingerprint, status: output.status, headers: { ...output.headers }, body: output.body ?? '' },
-          ctx.now(),
-        );
-        return output;
+      const output = await inTime(input);
+      await ctx.store.idempotency.complete(input.caller, key, {
+        fingerprint,
+        status: output.status,
+        headers: { ...output.headers },
+        body: output.body ?? '',
       });
-    } finally {
-      inFlight.delete(slot);
-    }
+      return output;
+    });
   };
 };
 

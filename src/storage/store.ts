@@ -91,10 +91,24 @@ export interface StoredResponse {
   readonly body: string;
 }
 
-/** Idempotency records live in the primary store, written in the same transaction as the change they answer. */
+/** What claiming an Idempotency-Key found. */
+export type IdempotencyClaim =
+  /** Nobody used the key: it is this transaction's until it ends (committed with its answer, or rolled back). */
+  | { readonly state: 'new' }
+  /** A request with the key completed: its answer. */
+  | { readonly state: 'saved'; readonly response: StoredResponse }
+  /** Another transaction holds the key right now. */
+  | { readonly state: 'running' };
+
+/**
+ * Idempotency records live in the primary store, claimed and completed inside the transaction of the change they
+ * answer, so that a key is used once whatever process or instance the requests reach.
+ */
 export interface IdempotencyStore {
-  find(caller: string, key: string): Promise<StoredResponse | undefined>;
-  save(caller: string, key: string, response: StoredResponse, now: Date): Promise<void>;
+  /** Claims (caller, key) inside the current write transaction; see IdempotencyClaim. */
+  claim(caller: string, key: string, now: Date): Promise<IdempotencyClaim>;
+  /** Saves the answer of the request holding the claim, in the same transaction. */
+  complete(caller: string, key: string, response: StoredResponse): Promise<void>;
   /** Deletes at most `limit` records saved before `cutoff` (oldest first); how many went. */
   purgeBefore(cutoff: Date, limit: number): Promise<number>;
 }

@@ -209,11 +209,24 @@ export const storeContract = (name: string, backend: Backend) => {
       expect(await names('icontains', 'É')).toEqual(['case-É']);
     });
 
-    it('keeps idempotency records per caller', async () => {
+    it('claims an idempotency key per caller, once; a claim rolled back leaves the key free', async () => {
       const saved = { fingerprint: 'f', status: 201, headers: { etag: '"r1"' }, body: '{}' };
-      await store.idempotency.save('alice', 'k1', saved, new Date());
-      expect(await store.idempotency.find('alice', 'k1')).toEqual(saved);
-      expect(await store.idempotency.find('bob', 'k1')).toBeUndefined();
+      const now = new Date();
+      await store.transaction(async () => {
+        expect(await store.idempotency.claim('alice', 'k1', now)).toEqual({ state: 'new' });
+        // The same key again while the claim is held (in the same transaction here): running.
+        expect(await store.idempotency.claim('alice', 'k1', now)).toEqual({ state: 'running' });
+        await store.idempotency.complete('alice', 'k1', saved);
+      });
+      await store.transaction(async () => {
+        expect(await store.idempotency.claim('alice', 'k1', now)).toEqual({ state: 'saved', response: saved });
+        expect(await store.idempotency.claim('bob', 'k1', now)).toEqual({ state: 'new' });
+        throw new Error('rolled back');
+      }).catch(() => undefined);
+      await store.transaction(async () => {
+        expect(await store.idempotency.claim('bob', 'k1', now)).toEqual({ state: 'new' });
+        await store.idempotency.complete('bob', 'k1', { ...saved, status: 200 });
+      });
     });
 
     it('leases a due timer to one owner only', async () => {

@@ -72,7 +72,7 @@ export class SqliteStore implements Store {
       /** Every method of a part: writes in a transaction of their own where needed, then errors translated. */
       const part = <T extends object>(built: T, writes: ReadonlyArray<keyof T & string>): T =>
         translatingErrors(writesOwnTransaction(group, built, writes), methodsOf(built), translate, admit);
-      this.idempotency = part(sqliteIdempotency(db), ['save', 'purgeBefore']);
+      this.idempotency = part(sqliteIdempotency(db), ['claim', 'complete', 'purgeBefore']);
       this.stateLog = part(sqliteStateLog(db), ['append', 'schedule', 'cancel', 'claimDue', 'finish']);
       this.apiKeys = part(sqliteApiKeys(db), ['create', 'revoke']);
       this.events = part(sqliteEventLog(db, options.path, group), []);

@@ -1,0 +1,48 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { resolve } from 'node:path';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+
+export interface CliServer {
+  readonly url: string;
+  readonly child: ChildProcess;
+  /** Stops the process (SIGTERM) and waits for it to exit; its exit code. */
+  stop(): Promise<number | null>;
+}
+
+/**
+ * Runs the real `ninefold serve` (dist must be built: test/global-setup.ts does it) on a port the system picks,
+ * and resolves once it prints where it serves. No deadline of its own: a server that never starts fails the
+ * test at the test's time-out, with what it printed.
+ */
+export const startCliServer = (spec: string, args: readonly string[] = []): Promise<CliServer> =>
+  new Promise((done, fail) => {
+    const child = spawn(
+      process.execPath,
+      [resolve(ROOT, 'bin/ninefold.js'), 'serve', spec, '--port', '0', '--log-level', 'error', ...args],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let out = '';
+    const onData = (chunk: Buffer) => {
+      out += chunk.toString('utf8');
+      const url = /serving at (http:\/\/[^\s]+)/.exec(out)?.[1];
+      if (!url) return;
+      child.stdout?.off('data', onData);
+      child.stdout?.resume();
+      done({
+        url,
+        child,
+        stop: () =>
+          new Promise((exited) => {
+            if (child.exitCode !== null) return exited(child.exitCode);
+            child.once('exit', (code) => exited(code));
+            child.kill('SIGTERM');
+          }),
+      });
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', (chunk: Buffer) => {
+      out += chunk.toString('utf8');
+    });
+    child.once('exit', (code) => fail(new Error(`ninefold serve exited (${code}) before serving:\n${out}`)));
+  });
