@@ -19,17 +19,26 @@ const withNull = (schema: JsonSchema, nullable: boolean): JsonSchema => {
   return { anyOf: [schema, { type: 'null' }] };
 };
 
-const described = (f: FieldSpec, schema: JsonSchema, forDocs: boolean): JsonSchema =>
-  forDocs
-    ? {
-        ...schema,
-        ...(f.description ? { description: f.description } : {}),
-        ...(f.example !== undefined ? { examples: [f.example] } : {}),
-        ...(f.default !== undefined ? { default: f.default } : {}),
-        ...(f.readOnly ? { readOnly: true } : {}),
-        ...(f.writeOnly ? { writeOnly: true } : {}),
-      }
-    : schema;
+/** The field's description, with who may read and write it when only some roles may. */
+const descriptionOf = (f: FieldSpec): string | undefined => {
+  const roles = (verb: string, list: readonly string[] | undefined) =>
+    list?.length ? `Only roles ${list.join(', ')} may ${verb} this field.` : undefined;
+  const text = [f.description, roles('see', f.readableBy), roles('set', f.writableBy)].filter(Boolean).join(' ');
+  return text || undefined;
+};
+
+const described = (f: FieldSpec, schema: JsonSchema, forDocs: boolean): JsonSchema => {
+  if (!forDocs) return schema;
+  const description = descriptionOf(f);
+  return {
+    ...schema,
+    ...(description ? { description } : {}),
+    ...(f.example !== undefined ? { examples: [f.example] } : {}),
+    ...(f.default !== undefined ? { default: f.default } : {}),
+    ...(f.readOnly ? { readOnly: true } : {}),
+    ...(f.writeOnly ? { writeOnly: true } : {}),
+  };
+};
 
 /**
  * The JSON Schema of one field's value. `mode: 'input'` carries every constraint (validation);
