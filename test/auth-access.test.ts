@@ -344,8 +344,9 @@ describe('A15 side channels', () => {
     expect(r.body.customer).toBe(w.a.id);
   });
 
-  // Events of B never reach A: on the stream (events-stream.test.ts, E3), the event log (events-outbox.test.ts)
-  // and A's webhooks (webhooks-signing-payloads.test.ts, W14: an endpoint gets only what its owner may read).
+  // Events of B never reach A: on the stream (events-stream.test.ts, E3), the event log (below, and
+  // events-outbox.test.ts) and A's webhooks (webhooks-signing-payloads.test.ts, W14: an endpoint gets only what its
+  // owner may read). B never reaches A's webhook endpoints (below).
 });
 
 describe('A16 mass assignment on create', () => {

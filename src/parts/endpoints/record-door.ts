@@ -73,10 +73,11 @@ const compileDoor = (ctx: RuntimeContext, resource: ResourcePlan, h: RecordHandl
   };
   const view = (input: HandlerInput, row: Row) =>
     writer.toApi(writer.visibleTo(row, ctx.access.hiddenFields(resource, input.principal))) as ApiRecord;
-  const field = (input: HandlerInput, name: string, code: 'invalid_filter' | 'invalid_sort') => {
+  /** A field a list may name: one of the resource's (else the handler is wrong) that the caller may read. */
+  const field = (hidden: ReadonlySet<string>, name: string, code: 'invalid_filter' | 'invalid_sort') => {
     if (!SYSTEM_FIELDS.has(name) && !resource.fieldsByName.has(name))
       throw new Error(`records.${resource.name}.list: ${resource.name} has no field ${name}`);
-    if (ctx.access.hiddenFields(resource, input.principal).has(name))
+    if (hidden.has(name))
       throw new ApiError(code, `Cannot ${code === 'invalid_sort' ? 'sort' : 'filter'} on "${name}".`);
     return name;
   };
@@ -110,13 +111,14 @@ const compileDoor = (ctx: RuntimeContext, resource: ResourcePlan, h: RecordHandl
     async list(query = {}) {
       if (!may(input, 'list')) return { rows: [], ...(query.count ? { total: 0 } : {}) };
       const limit = Math.min(Math.max(1, Math.trunc(query.limit ?? DEFAULT_LIMIT)), MAX_LIMIT);
+      const hidden = ctx.access.hiddenFields(resource, input.principal);
       const asked: ListQuery = {
         filters: (query.filters ?? []).map((f) => ({
-          field: field(input, f.field, 'invalid_filter'),
+          field: field(hidden, f.field, 'invalid_filter'),
           op: f.op ?? 'eq',
           value: f.value,
         })),
-        sort: (query.sort ?? []).map((s) => ({ field: field(input, s.field, 'invalid_sort'), desc: s.desc === true })),
+        sort: (query.sort ?? []).map((s) => ({ field: field(hidden, s.field, 'invalid_sort'), desc: s.desc === true })),
         limit,
         count: query.count === true,
       };
