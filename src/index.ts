@@ -2,6 +2,14 @@
 export { defineService } from './define-service.ts';
 export type { Principal } from './parts/auth/principal.ts';
 export type { CustomContext, CustomHandler } from './parts/endpoints/custom-runtime.ts';
+export type {
+  ApiRecord,
+  RecordDoor,
+  RecordDoors,
+  RecordFilterOp,
+  RecordPage,
+  RecordQuery,
+} from './parts/endpoints/record-door.ts';
 export {
   createReplayGuard,
   type VerifyFailure,

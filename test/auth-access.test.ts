@@ -38,7 +38,17 @@ const allowWrites = () => {
   writes = true;
 };
 
-const ORDER_FIELDS = ['id', 'createdAt', 'updatedAt', 'customer', 'referrer', 'note', 'paymentRef', 'status'];
+const ORDER_FIELDS = [
+  'id',
+  'createdAt',
+  'updatedAt',
+  'customer',
+  'referrer',
+  'note',
+  'discount',
+  'paymentRef',
+  'status',
+];
 const ORDER_FIELDS_ADMIN = [...ORDER_FIELDS, 'internalNote'];
 const CUSTOMER_FIELDS = ['id', 'createdAt', 'updatedAt', 'email', 'fullName'];
 const CUSTOMER_FIELDS_ADMIN = [...CUSTOMER_FIELDS, 'creditLimit'];
@@ -334,8 +344,9 @@ describe('A15 side channels', () => {
     expect(r.body.customer).toBe(w.a.id);
   });
 
-  // Events of B never reach A: on the stream (events-stream.test.ts, E3), the event log (events-outbox.test.ts)
-  // and A's webhooks (webhooks-signing-payloads.test.ts, W14: an endpoint gets only what its owner may read).
+  // Events of B never reach A: on the stream (events-stream.test.ts, E3), the event log (below, and
+  // events-outbox.test.ts) and A's webhooks (webhooks-signing-payloads.test.ts, W14: an endpoint gets only what its
+  // owner may read). B never reaches A's webhook endpoints (below).
 });
 
 describe('A16 mass assignment on create', () => {
@@ -821,5 +832,291 @@ describe('owner, default rules and history (contract)', () => {
       expect(r.status, path).not.toBe(401);
     }
     expectOk(await send(url, 'GET', '/openapi.json'));
+  });
+});
+
+describe('custom handlers reach records only through ctx.records, as their caller (A13, A14, A16)', () => {
+  it('the handler context holds no store: records, not the raw storage', async () => {
+    const r = await send(url, 'GET', '/handler-context', { headers: A });
+    expectOk(r);
+    expect(r.body.store).toBe(false);
+    expect(r.body.keys).toContain('records');
+    expect(r.body.keys).not.toContain('store');
+  });
+
+  it("A reading B's order through a handler → 404 like a missing id; A's own → 200; staff who may read → 200", async () => {
+    const missing = missingId('ord');
+    const theirs = await send(url, 'GET', `/orders/${ordersB[0]}/summary`, { headers: A });
+    const absent = await send(url, 'GET', `/orders/${missing}/summary`, { headers: A });
+    expectProblem(theirs, 404, 'not_found');
+    sameProblem(theirs, ordersB[0] as string, absent, missing);
+    expect(theirs.text).not.toContain(w.b.id);
+    const own = await send(url, 'GET', `/orders/${ordersA[0]}/summary`, { headers: A });
+    expectOk(own);
+    expect(own.body).toMatchObject({ id: ordersA[0], customer: w.a.id });
+    expectOk(await send(url, 'GET', `/orders/${ordersB[0]}/summary`, { headers: keyHeader(w.billing.key) }));
+  });
+
+  it("A writing B's order through a handler → 404 like a missing id, nothing changes; the update rule → 403", async () => {
+    const target = ordersB[0] as string;
+    const before = await seen(`/orders/${target}`);
+    const missing = missingId('ord');
+    const theirs = await send(url, 'POST', `/orders/${target}/annotate`, { headers: A, json: { note: 'pwned' } });
+    const absent = await send(url, 'POST', `/orders/${missing}/annotate`, { headers: A, json: { note: 'pwned' } });
+    expectProblem(theirs, 404, 'not_found');
+    sameProblem(theirs, target, absent, missing);
+    // Support may read B's order but not update it: the update rule holds in a handler as in PATCH.
+    expectProblem(
+      await send(url, 'POST', `/orders/${target}/annotate`, { headers: keyHeader(w.support.key), json: { note: 'x' } }),
+      403,
+      'forbidden',
+    );
+    expect(await seen(`/orders/${target}`)).toEqual(before);
+  });
+
+  it("a handler's write of the caller's own record goes through, with its history and events", async () => {
+    allowWrites();
+    const id = await newOrderOfA('to annotate');
+    const events = w.s.countRows('_ninefold_events');
+    const r = await send(url, 'POST', `/orders/${id}/annotate`, { headers: A, json: { note: 'annotated' } });
+    expectOk(r);
+    expect(r.body).toEqual({ id, note: 'annotated' });
+    expect((await seen(`/orders/${id}`)).text).toContain('annotated');
+    expect(w.s.countRows('_ninefold_events')).toBe(events + 1);
+  });
+
+  it("a handler's list holds only the caller's rows, and its count only counts them", async () => {
+    const expected = (await allPages(`/orders?customer=${w.a.id}`, w.asAdmin)).ids.sort();
+    const r = await send(url, 'GET', '/order-count', { headers: A });
+    expectOk(r);
+    expect([...r.body.ids].sort()).toEqual(expected);
+    expect(r.body.total).toBe(expected.length);
+    const staff = await send(url, 'GET', '/order-count', { headers: keyHeader(w.billing.key) });
+    expect(staff.body.total).toBeGreaterThan(expected.length);
+  });
+
+  it('mass assignment through a handler: a customer setting creditLimit (writableBy admin) → 422, nothing changes', async () => {
+    const before = await seen(`/customers/${w.a.id}`);
+    const r = await send(url, 'POST', `/customers/${w.a.id}/profile`, {
+      headers: A,
+      json: { fullName: 'Ada Rich', creditLimit: 1_000_000 },
+    });
+    expectProblem(r, 422, 'read_only_field');
+    expect(r.body.errors.map((e: { pointer: string }) => e.pointer)).toEqual(['#/creditLimit']);
+    expect(await seen(`/customers/${w.a.id}`)).toEqual(before);
+    const theirs = await send(url, 'POST', `/customers/${w.b.id}/profile`, { headers: A, json: { fullName: 'x' } });
+    expectProblem(theirs, 404, 'not_found');
+  });
+
+  it('an admin sets creditLimit through the same handler', async () => {
+    allowWrites();
+    const r = await send(url, 'POST', `/customers/${w.b.id}/profile`, {
+      headers: w.asAdmin,
+      json: { creditLimit: 750 },
+    });
+    expectOk(r);
+    expect((await adminGet(`/customers/${w.b.id}`)).body.creditLimit).toBe(750);
+  });
+});
+
+describe('deny by default: Invoice has rules for read and create only, so nobody updates, deletes or sends one', () => {
+  let invoiceA = '';
+  let invoiceB = '';
+  beforeAll(async () => {
+    for (const [customer, set] of [
+      [w.a.id, (id: string) => (invoiceA = id)],
+      [w.b.id, (id: string) => (invoiceB = id)],
+    ] as const) {
+      const r = await send(url, 'POST', '/invoices', { headers: w.asAdmin, json: { customer, amount: 100 } });
+      expect(r.status, r.text).toBe(201);
+      set(r.body.id);
+    }
+  });
+
+  it('the customer deletes, patches, replaces or sends their own invoice → 403 forbidden; it stays', async () => {
+    const before = await send(url, 'GET', `/invoices/${invoiceA}`, { headers: A });
+    expectOk(before);
+    expectProblem(await send(url, 'DELETE', `/invoices/${invoiceA}`, { headers: A }), 403, 'forbidden');
+    expectProblem(
+      await send(url, 'PATCH', `/invoices/${invoiceA}`, { headers: A, json: { amount: 1 } }),
+      403,
+      'forbidden',
+    );
+    expectProblem(await send(url, 'POST', `/invoices/${invoiceA}/send`, { headers: A, json: {} }), 403, 'forbidden');
+    expectProblem(await send(url, 'POST', `/invoices/${invoiceA}/discard`, { headers: A }), 403, 'forbidden');
+    expect((await send(url, 'GET', `/invoices/${invoiceA}`, { headers: A })).text).toBe(before.text);
+  });
+
+  it('staff who read every invoice (admin, billing) delete, patch, send or discard one → 403 forbidden as well', async () => {
+    for (const headers of [w.asAdmin, keyHeader(w.billing.key)]) {
+      expectProblem(await send(url, 'DELETE', `/invoices/${invoiceB}`, { headers }), 403, 'forbidden');
+      expectProblem(
+        await send(url, 'PATCH', `/invoices/${invoiceB}`, { headers, json: { amount: 1 } }),
+        403,
+        'forbidden',
+      );
+      expectProblem(await send(url, 'POST', `/invoices/${invoiceB}/send`, { headers, json: {} }), 403, 'forbidden');
+      expectProblem(await send(url, 'POST', `/invoices/${invoiceB}/discard`, { headers }), 403, 'forbidden');
+    }
+  });
+
+  it("B's invoice for A, and any invoice for a caller the read rule leaves out (support) → 404 like a missing one", async () => {
+    const missing = missingId('inv');
+    const support = keyHeader(w.support.key);
+    for (const headers of [A, support]) {
+      const target = headers === A ? invoiceB : invoiceA;
+      for (const [method, suffix] of [
+        ['GET', ''],
+        ['DELETE', ''],
+        ['POST', '/send'],
+        ['POST', '/discard'],
+      ] as const) {
+        const theirs = await send(url, method, `/invoices/${target}${suffix}`, { headers });
+        const absent = await send(url, method, `/invoices/${missing}${suffix}`, { headers });
+        expectProblem(theirs, 404, 'not_found');
+        sameProblem(theirs, target, absent, missing);
+      }
+    }
+    const list = await send(url, 'GET', '/invoices?count=true', { headers: support });
+    expect(list.body).toMatchObject({ data: [], total: 0 });
+    const own = await send(url, 'GET', '/invoices?count=true', { headers: A });
+    expect(own.body.data.map((i: { id: string }) => i.id)).toEqual([invoiceA]);
+  });
+
+  it('create follows its rule: a customer or billing → 403 forbidden, admin → 201', async () => {
+    for (const headers of [A, keyHeader(w.billing.key)])
+      expectProblem(
+        await send(url, 'POST', '/invoices', { headers, json: { customer: w.a.id, amount: 1 } }),
+        403,
+        'forbidden',
+      );
+    allowWrites();
+    expectOk(await send(url, 'POST', '/invoices', { headers: w.asAdmin, json: { customer: w.a.id, amount: 1 } }), 201);
+  });
+});
+
+describe('A16/A17 writableBy: fields only some roles may set (mass assignment)', () => {
+  const pointers = (r: Answer) => (r.body.errors ?? []).map((e: { pointer: string }) => e.pointer).sort();
+
+  it('a customer PATCHing creditLimit on their own record → 422 read_only_field #/creditLimit, nothing changes', async () => {
+    const before = await seen(`/customers/${w.a.id}`);
+    for (const json of [{ creditLimit: 1_000_000 }, { fullName: 'Ada', creditLimit: 0 }]) {
+      const r = await send(url, 'PATCH', `/customers/${w.a.id}`, { headers: A, json });
+      expectProblem(r, 422, 'read_only_field');
+      expect(pointers(r)).toEqual(['#/creditLimit']);
+    }
+    expect(await seen(`/customers/${w.a.id}`)).toEqual(before);
+  });
+
+  it('creating or changing an order with a discount (writableBy admin) → 422 for the customer, with every field listed', async () => {
+    const created = await send(url, 'POST', '/orders', { headers: A, json: { note: 'x', discount: 100 } });
+    expectProblem(created, 422, 'read_only_field');
+    expect(pointers(created)).toEqual(['#/discount']);
+    const both = await send(url, 'POST', '/orders', { headers: A, json: { discount: 100, paymentRef: 'free' } });
+    expectProblem(both, 422, 'read_only_field');
+    expect(pointers(both)).toEqual(['#/discount', '#/paymentRef']);
+    const id = ordersA[0] as string;
+    const before = await seen(`/orders/${id}`);
+    const patch = await send(url, 'PATCH', `/orders/${id}`, { headers: A, json: { discount: 100 } });
+    expectProblem(patch, 422, 'read_only_field');
+    // Sent with its current value it is refused just the same: a client bug surfaces, no value is probed.
+    const same = await send(url, 'PATCH', `/orders/${id}`, { headers: A, json: { discount: 0 } });
+    expectProblem(same, 422, 'read_only_field');
+    const put = await send(url, 'PUT', `/orders/${id}`, { headers: A, json: { customer: w.a.id, discount: 100 } });
+    expectProblem(put, 422, 'read_only_field');
+    expect(await seen(`/orders/${id}`)).toEqual(before);
+  });
+
+  it('a PUT that leaves out a field the caller may not write or read keeps it (not reset to its default)', async () => {
+    allowWrites();
+    const id = await newOrderOfA('put keeps');
+    const set = await send(url, 'PATCH', `/orders/${id}`, {
+      headers: w.asAdmin,
+      json: { discount: 15, internalNote: 'keep me' },
+    });
+    expectOk(set);
+    const put = await send(url, 'PUT', `/orders/${id}`, { headers: A, json: { customer: w.a.id, note: 'replaced' } });
+    expectOk(put);
+    expect(put.body).toMatchObject({ note: 'replaced', discount: 15 });
+    expect((await adminGet(`/orders/${id}`)).body).toMatchObject({ discount: 15, internalNote: 'keep me' });
+  });
+
+  it('an admin sets them: 201 / 200', async () => {
+    allowWrites();
+    const made = await send(url, 'POST', '/orders', { headers: w.asAdmin, json: { customer: w.a.id, discount: 5 } });
+    expectOk(made, 201);
+    expect(made.body.discount).toBe(5);
+    const patched = await send(url, 'PATCH', `/orders/${made.body.id}`, { headers: w.asAdmin, json: { discount: 7 } });
+    expectOk(patched);
+    expect(patched.body.discount).toBe(7);
+  });
+});
+
+describe('A15 side channels of the built-in routes: webhook endpoints and the event log', () => {
+  const hook = { url: 'http://127.0.0.1:9/hook', events: ['Audit.noted'] };
+  let endpointA = '';
+  beforeAll(async () => {
+    const r = await send(url, 'POST', '/webhook-endpoints', { headers: A, json: hook });
+    expect(r.status, r.text).toBe(201);
+    endpointA = r.body.id;
+  });
+
+  it("B never sees, changes, rotates or removes A's webhook endpoint: 404 like a missing id, and A's stays", async () => {
+    // The delivery worker moves endpoint cursors on its own: the endpoint as A sees it is what must not change.
+    allowWrites();
+    const before = await send(url, 'GET', `/webhook-endpoints/${endpointA}`, { headers: A });
+    expectOk(before);
+    const list = await send(url, 'GET', '/webhook-endpoints', { headers: B });
+    expectOk(list);
+    expect(list.text).not.toContain(endpointA);
+    const missing = missingId('we');
+    for (const [method, suffix, json] of [
+      ['GET', '', undefined],
+      ['PATCH', '', { url: 'http://127.0.0.1:9/stolen' }],
+      ['POST', '/rotate-secret', undefined],
+      ['GET', '/deliveries', undefined],
+      ['POST', '/deliveries/1/retry', undefined],
+      ['DELETE', '', undefined],
+    ] as const) {
+      const opts = { headers: B, ...(json === undefined ? {} : { json }) };
+      const theirs = await send(url, method, `/webhook-endpoints/${endpointA}${suffix}`, opts);
+      const absent = await send(url, method, `/webhook-endpoints/${missing}${suffix}`, opts);
+      expectProblem(theirs, 404, 'not_found');
+      sameProblem(theirs, endpointA, absent, missing);
+    }
+    const after = await send(url, 'GET', `/webhook-endpoints/${endpointA}`, { headers: A });
+    expect(after.text).toBe(before.text);
+  });
+
+  it("A's event log holds only events about records A may read; B's event → 404 like a missing one", async () => {
+    const ids: string[] = [];
+    const events: Array<{ type: string; data: { record?: { id?: string; customer?: string } } }> = [];
+    let text = '';
+    let cursor: string | null = null;
+    do {
+      const r: Answer = await send(url, 'GET', `/events?limit=100${cursor ? `&cursor=${cursor}` : ''}`, {
+        headers: A,
+      });
+      expectOk(r);
+      text += r.text;
+      for (const e of r.body.data) ids.push(e.id);
+      events.push(...r.body.data);
+      cursor = r.body.nextCursor;
+    } while (cursor);
+    expect(ids.length).toBeGreaterThan(0);
+    // A record of A's may name B (an order's referrer); no event is about B or a record of B's.
+    for (const e of events) {
+      const record = e.data.record ?? {};
+      expect([record.id, record.customer], e.type).not.toContain(w.b.id);
+    }
+    for (const id of ordersB) expect(text).not.toContain(id);
+    const staff = await send(url, 'GET', '/events?limit=100&type=Order.created', { headers: w.asAdmin });
+    const ofB = staff.body.data.find((e: { data: { record: { id: string } } }) => e.data.record.id === ordersB[0]);
+    expect(ofB).toBeDefined();
+    const missing = missingId('evt');
+    const theirs = await send(url, 'GET', `/events/${ofB.id}`, { headers: A });
+    const absent = await send(url, 'GET', `/events/${missing}`, { headers: A });
+    expectProblem(theirs, 404, 'not_found');
+    sameProblem(theirs, ofB.id, absent, missing);
   });
 });

@@ -20,6 +20,7 @@ auth:
     Memo:
       list: "'admin' in principal.roles || record.title.startsWith(principal.subject)"
       read: "'admin' in principal.roles || record.title.startsWith(principal.subject)"
+      create: "'admin' in principal.roles"
 endpoints:
   Memo: { operations: [list, get, create], list: { filter: [team], pageSize: { default: 3, max: 100 } } }
 `;

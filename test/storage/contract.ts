@@ -218,11 +218,13 @@ export const storeContract = (name: string, backend: Backend) => {
         expect(await store.idempotency.claim('alice', 'k1', now)).toEqual({ state: 'running' });
         await store.idempotency.complete('alice', 'k1', saved);
       });
-      await store.transaction(async () => {
-        expect(await store.idempotency.claim('alice', 'k1', now)).toEqual({ state: 'saved', response: saved });
-        expect(await store.idempotency.claim('bob', 'k1', now)).toEqual({ state: 'new' });
-        throw new Error('rolled back');
-      }).catch(() => undefined);
+      await store
+        .transaction(async () => {
+          expect(await store.idempotency.claim('alice', 'k1', now)).toEqual({ state: 'saved', response: saved });
+          expect(await store.idempotency.claim('bob', 'k1', now)).toEqual({ state: 'new' });
+          throw new Error('rolled back');
+        })
+        .catch(() => undefined);
       await store.transaction(async () => {
         expect(await store.idempotency.claim('bob', 'k1', now)).toEqual({ state: 'new' });
         await store.idempotency.complete('bob', 'k1', { ...saved, status: 200 });

@@ -1,15 +1,14 @@
-import type { Static } from '@sinclair/typebox';
 import type { Plan, ResourcePlan } from '../../plan/types.ts';
 import type { Condition, Row } from '../../storage/index.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { compileGuard, type Guard } from '../states/guard.ts';
 import { celPrincipal, type Principal } from './principal.ts';
+import { effectiveRules, type RulesSpec } from './rule-defaults.ts';
 import { type ConditionFor, compileRuleCondition } from './rule-sql.ts';
-import type { RecordRulesSchema } from './schema.ts';
 
-type RulesSpec = Static<typeof RecordRulesSchema>;
 export type WriteAction = 'create' | 'update' | 'delete';
 
+/** A resource's compiled rules; undefined guards where the resource has no rules at all. */
 interface ResourceAccess {
   readonly owner?: string;
   readonly read?: Guard;
@@ -22,48 +21,75 @@ interface ResourceAccess {
   readonly transitions: ReadonlyMap<string, Guard>;
   /** Fields only some roles may read: field → roles. */
   readonly readableBy: ReadonlyMap<string, readonly string[]>;
+  /** Fields only some roles may write: field → roles. */
+  readonly writableBy: ReadonlyMap<string, readonly string[]>;
   /** Fields never shown (password hashes of a user store). */
   readonly secret: ReadonlySet<string>;
 }
 
+/** Field → the roles a field list names under `key` (readableBy, writableBy), for the fields that have one. */
+const rolesByField = (resource: ResourcePlan, key: 'readableBy' | 'writableBy') =>
+  new Map(
+    resource.fields.flatMap((f) => {
+      const roles = f.spec[key];
+      return Array.isArray(roles) && roles.length > 0 ? [[f.name, roles] as const] : [];
+    }),
+  );
+
+/** The fields of `byField` whose roles the caller holds none of. */
+const lacking = (byField: ReadonlyMap<string, readonly string[]>, principal: Principal | undefined) => {
+  const roles = principal?.roles ?? [];
+  const out = new Set<string>();
+  for (const [field, allowed] of byField) if (!allowed.some((r) => roles.includes(r))) out.add(field);
+  return out;
+};
+
+const compileResource = (
+  resource: ResourcePlan,
+  spec: RulesSpec | undefined,
+  secret: ReadonlySet<string>,
+): ResourceAccess => {
+  const rules = effectiveRules(spec, resource.states?.transitions.map((t) => t.name) ?? []);
+  const base = {
+    explicitCreate: spec?.create !== undefined,
+    readableBy: rolesByField(resource, 'readableBy'),
+    writableBy: rolesByField(resource, 'writableBy'),
+    secret,
+  };
+  if (!rules) return { ...base, transitions: new Map() };
+  const listCondition = compileRuleCondition(rules.list.text, resource);
+  return {
+    ...base,
+    ...(rules.owner ? { owner: rules.owner } : {}),
+    read: compileGuard(rules.read.text),
+    list: compileGuard(rules.list.text),
+    ...(listCondition ? { listCondition } : {}),
+    create: compileGuard(rules.create.text),
+    update: compileGuard(rules.update.text),
+    delete: compileGuard(rules.delete.text),
+    transitions: new Map([...rules.transitions].map(([t, rule]) => [t, compileGuard(rule.text)])),
+  };
+};
+
 /**
- * The authorisation side of the auth part, compiled once: per-record rules (CEL) with the owner shortcut,
- * rules as SQL conditions for lists, and the fields each caller may read.
+ * The authorisation side of the auth part, compiled once: per-record rules (CEL) with their defaults (deny by
+ * default, the owner shortcut: see rule-defaults.ts), rules as SQL conditions for lists, and the fields each
+ * caller may read and write.
  */
 export const createAccess = (plan: Plan, secretFields: ReadonlyMap<string, ReadonlySet<string>>) => {
   const rules = (plan.spec.auth?.rules ?? {}) as Record<string, RulesSpec>;
-  const byResource = new Map<string, ResourceAccess>();
-  for (const resource of plan.resources) {
-    const spec = rules[resource.name] ?? {};
-    const owner = spec.owner;
-    const ownerRule = owner ? `record.${owner} == principal.subject` : undefined;
-    const rule = (text: string | undefined) => (text ? compileGuard(text) : undefined);
-    const readText = spec.read ?? ownerRule;
-    const listText = spec.list ?? readText;
-    byResource.set(resource.name, {
-      ...(owner ? { owner } : {}),
-      ...(readText ? { read: compileGuard(readText) } : {}),
-      ...(listText ? { list: compileGuard(listText) } : {}),
-      ...(listText ? { listCondition: compileRuleCondition(listText, resource) } : {}),
-      ...(spec.create ? { create: compileGuard(spec.create) } : {}),
-      explicitCreate: spec.create !== undefined,
-      ...(rule(spec.update ?? ownerRule) ? { update: rule(spec.update ?? ownerRule) } : {}),
-      ...(rule(spec.delete ?? ownerRule) ? { delete: rule(spec.delete ?? ownerRule) } : {}),
-      transitions: new Map(Object.entries(spec.transitions ?? {}).map(([t, text]) => [t, compileGuard(text)])),
-      readableBy: new Map(
-        resource.fields
-          .filter((f) => Array.isArray(f.spec.readableBy) && f.spec.readableBy.length > 0)
-          .map((f) => [f.name, f.spec.readableBy as string[]]),
-      ),
-      secret: secretFields.get(resource.name) ?? new Set(),
-    });
-  }
+  const byResource = new Map<string, ResourceAccess>(
+    plan.resources.map((r) => [r.name, compileResource(r, rules[r.name], secretFields.get(r.name) ?? new Set())]),
+  );
   const of = (resource: ResourcePlan) => byResource.get(resource.name) as ResourceAccess;
   const vars = (principal: Principal | undefined, record: Row | Record<string, unknown>, input: unknown = {}) => ({
     principal: celPrincipal(principal),
     record,
     input,
   });
+  const refuse = (rule: Guard | undefined, what: string, resource: ResourcePlan, args: ReturnType<typeof vars>) => {
+    if (rule && !rule(args)) throw new ApiError('forbidden', `You may not ${what} this ${resource.name}.`);
+  };
 
   return {
     ownerOf: (resource: ResourcePlan) => of(resource).owner,
@@ -83,10 +109,7 @@ export const createAccess = (plan: Plan, secretFields: ReadonlyMap<string, Reado
       record: Row | Record<string, unknown>,
       input: unknown,
     ) {
-      const rule = of(resource)[action];
-      if (rule && !rule(vars(principal, record, input))) {
-        throw new ApiError('forbidden', `You may not ${action} this ${resource.name}.`);
-      }
+      refuse(of(resource)[action], action, resource, vars(principal, record, input));
     },
 
     authorizeTransition(
@@ -96,10 +119,7 @@ export const createAccess = (plan: Plan, secretFields: ReadonlyMap<string, Reado
       record: Row,
       input: unknown,
     ) {
-      const rule = of(resource).transitions.get(transition);
-      if (rule && !rule(vars(principal, record, input))) {
-        throw new ApiError('forbidden', `You may not ${transition} this ${resource.name}.`);
-      }
+      refuse(of(resource).transitions.get(transition), transition, resource, vars(principal, record, input));
     },
 
     /**
@@ -124,12 +144,17 @@ export const createAccess = (plan: Plan, secretFields: ReadonlyMap<string, Reado
     hiddenFields(resource: ResourcePlan, principal: Principal | undefined): ReadonlySet<string> {
       const a = of(resource);
       if (a.readableBy.size === 0) return a.secret;
-      const roles = principal?.roles ?? [];
-      const hidden = new Set(a.secret);
-      for (const [field, allowed] of a.readableBy) if (!allowed.some((r) => roles.includes(r))) hidden.add(field);
-      return hidden;
+      return new Set([...a.secret, ...lacking(a.readableBy, principal)]);
+    },
+
+    /** Fields this caller may not set (`writableBy` names none of its roles). */
+    unwritableFields(resource: ResourcePlan, principal: Principal | undefined): ReadonlySet<string> {
+      const a = of(resource);
+      return a.writableBy.size === 0 ? NONE : lacking(a.writableBy, principal);
     },
   };
 };
+
+const NONE: ReadonlySet<string> = new Set();
 
 export type AccessControl = ReturnType<typeof createAccess>;

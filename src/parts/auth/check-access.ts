@@ -31,7 +31,7 @@ export const checkRequirements = (ctx: CheckContext, schemes: string[]) => {
   }
 };
 
-/** Roles named by transitions, overrides, custom endpoints and readableBy must be declared in auth.roles. */
+/** Roles named by transitions, overrides, custom endpoints, readableBy and writableBy must be declared in auth.roles. */
 export const checkRoles = (ctx: CheckContext, declared: string[]) => {
   const check = (roles: unknown, path: PathSegment[]) => {
     if (!Array.isArray(roles)) return;
@@ -47,7 +47,7 @@ export const checkRoles = (ctx: CheckContext, declared: string[]) => {
     for (const [t, transition] of transitionMap(resource))
       check(transition.roles, ['resources', name, 'states', 'transitions', t, 'roles']);
     for (const [f, field] of recordEntries<Raw>(resource.fields))
-      check(field.readableBy, ['resources', name, 'fields', f, 'readableBy']);
+      for (const key of ['readableBy', 'writableBy']) check(field[key], ['resources', name, 'fields', f, key]);
   }
   const endpoints = isRecord(ctx.spec.endpoints) ? ctx.spec.endpoints : {};
   for (const [name, entry] of recordEntries<Raw>(endpoints))

@@ -12,11 +12,12 @@ import {
   table,
 } from '../docs-model.ts';
 import { accessSpans } from '../endpoints/access-docs.ts';
+import { accessMatrix, ruleSpans } from './access-matrix.ts';
+import { effectiveRules, RECORD_ACTIONS, type RulesSpec } from './rule-defaults.ts';
 import type { SchemeSchema } from './schema.ts';
 
 export const AUTH_HEADING = 'Authentication';
 const NOT_SHOWN = 'Authentication scheme, credential names and credential placement: not shown.';
-const RULE_ACTIONS = ['list', 'read', 'create', 'update', 'delete'] as const;
 
 type Scheme = (typeof SchemeSchema)['static'];
 
@@ -71,28 +72,49 @@ export const authDocs = (plan: Plan): DocSection => {
         roles.map(([r, d]) => [code(r), d]),
       ),
     );
-  const rules = Object.entries(auth.rules ?? {});
-  if (rules.length) {
-    blocks.push(
-      heading(3, 'Per-record rules'),
-      paragraph(
-        'Each rule is a CEL expression over ',
-        code('principal'),
-        ' and ',
-        code('record'),
-        ', checked per record.',
-      ),
-    );
-    const rows: Inline[][] = [];
-    for (const [resource, r] of rules) {
-      if (r.owner) rows.push([resource, 'owner', ['field ', code(r.owner), ' is set to the caller on create']]);
-      for (const action of RULE_ACTIONS) {
-        const rule = r[action];
-        if (rule) rows.push([resource, action, code(rule)]);
-      }
-      for (const [t, rule] of Object.entries(r.transitions ?? {})) rows.push([resource, `transition ${t}`, code(rule)]);
-    }
-    blocks.push(table(['Resource', 'Action', 'Rule'], rows));
-  }
+  blocks.push(...ruleBlocks(plan), ...matrixBlocks(plan));
   return { part: 'auth', heading: AUTH_HEADING, shown: true, blocks };
+};
+
+/** Every action of each resource with rules, defaults applied: deny by default, owner, list as read, transition as update. */
+const ruleBlocks = (plan: Plan): DocBlock[] => {
+  const rules = Object.entries((plan.spec.auth?.rules ?? {}) as Record<string, RulesSpec>);
+  if (!rules.length) return [];
+  const rows: Inline[][] = [];
+  for (const [resource, spec] of rules) {
+    const transitions = plan.resourcesByName.get(resource)?.states?.transitions.map((t) => t.name) ?? [];
+    const effective = effectiveRules(spec, transitions);
+    if (!effective) continue;
+    if (effective.owner)
+      rows.push([resource, 'owner', ['field ', code(effective.owner), ' is set to the caller on create']]);
+    for (const action of RECORD_ACTIONS) rows.push([resource, action, ruleSpans(effective[action])]);
+    for (const [t, rule] of effective.transitions) rows.push([resource, `transition ${t}`, ruleSpans(rule)]);
+  }
+  return [
+    heading(3, 'Per-record rules'),
+    paragraph(
+      'Each rule is a CEL expression over ',
+      code('principal'),
+      ', ',
+      code('record'),
+      ' and ',
+      code('input'),
+      ', checked per record. Deny by default: an action without a rule is refused, a list follows the read rule and a transition the update rule.',
+    ),
+    table(['Resource', 'Action', 'Rule'], rows),
+  ];
+};
+
+/** What each role may do with each resource (no table without declared roles). */
+const matrixBlocks = (plan: Plan): DocBlock[] => {
+  if (!Object.keys(plan.spec.auth?.roles ?? {}).length) return [];
+  return [
+    heading(3, 'What each role may do'),
+    paragraph(
+      'For a caller holding only that role, after the route’s roles and the per-record rules: ',
+      code('where …'),
+      ' names the records it may act on. A caller with several roles may do what any of them may; custom handlers reach records under the same rules.',
+    ),
+    ...accessMatrix(plan).flatMap((m) => [heading(4, m.resource), table(m.columns, m.rows)]),
+  ];
 };

@@ -8,13 +8,21 @@ import { ApiError } from '../errors/api-error.ts';
 import type { EmitDeclared } from '../events/declared.ts';
 import { objectSchema } from '../resources/json-schema.ts';
 import { coerceQuery } from './coerce-query.ts';
+import type { RecordDoorFactory, RecordDoors } from './record-door.ts';
 
-/** What a custom handler receives. The store is the same one the built-in endpoints use. */
-export interface CustomContext {
+/**
+ * What a custom handler receives. Records are reached only through `records`, as the caller: the resource names
+ * type it (`CustomContext<'Order' | 'Customer'>` gives `ctx.records.Order`).
+ */
+export interface CustomContext<Resource extends string = string> {
   readonly params: Record<string, unknown>;
   readonly query: Record<string, unknown>;
   readonly body: unknown;
-  readonly store: RuntimeContext['store'];
+  /**
+   * Every resource, under the caller's rules: `get` answers undefined for a record the caller may not read (answer
+   * 404 as for a missing one), `list` holds only readable records, writes run the generated endpoints' code.
+   */
+  readonly records: RecordDoors<Resource>;
   /** The caller's subject; '' for anonymous. */
   readonly caller: string;
   /** The authenticated caller (subject, roles, scheme, claims); anonymous on a public endpoint without credentials. */
@@ -37,13 +45,15 @@ export interface CustomContext {
 
 const NEVER = new AbortController().signal;
 
-export type CustomHandler = (ctx: CustomContext) => unknown | Promise<unknown>;
+// biome-ignore lint/suspicious/noExplicitAny: a handler may name its resources (CustomContext<'Order'>)
+export type CustomHandler = (ctx: CustomContext<any>) => unknown | Promise<unknown>;
 
 /** Loads the handler module named by the spec and wraps it with request and response validation. */
 export const compileCustomHandler = async (
   ctx: RuntimeContext,
   endpoint: CustomEndpointPlan,
   emit: EmitDeclared,
+  doors: RecordDoorFactory,
 ): Promise<Handler> => {
   const mod = await importModule(resolve(ctx.plan.dir, endpoint.handler.module));
   const fn = mod[endpoint.handler.export];
@@ -83,7 +93,7 @@ export const compileCustomHandler = async (
       get signal() {
         return input.deadline?.signal ?? NEVER;
       },
-      store: ctx.store,
+      records: doors.for(input),
       caller: input.caller,
       principal: input.principal ?? ANONYMOUS,
       fail,

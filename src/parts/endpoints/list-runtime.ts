@@ -12,7 +12,7 @@ const MAX_SCANNED = 10_000;
  * A list whose access rule does not compile to SQL: reads on in keyset order, testing each row, until the page
  * (plus one) is full. `total` counts the visible rows of the first MAX_SCANNED; past that it is left out.
  */
-const listInProcess = async (
+export const listInProcess = async (
   ctx: RuntimeContext,
   resource: ResourcePlan,
   query: ListQuery,

@@ -34,6 +34,7 @@ export const fieldConstraints = (f: FieldSpec): Span[] => {
   if (f.writeOnly) add('write-only');
   if (f.type === 'ref') add(`on delete ${f.onDelete ?? 'restrict'}`);
   if (f.readableBy) add('readable by ', ...joinSpans(f.readableBy.map(code)));
+  if (f.writableBy) add('writable by ', ...joinSpans(f.writableBy.map(code)));
   if (f.example !== undefined) add('example ', code(json(f.example)));
   return out.flatMap((spans, i) => (i === 0 ? spans : ['; ', ...spans]));
 };

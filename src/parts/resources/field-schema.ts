@@ -55,6 +55,11 @@ export const FieldSchema = Type.Recursive(
         to: Type.Optional(Type.String({ description: 'Ref: the resource referred to.' })),
         onDelete: Type.Optional(stringEnum(ON_DELETE)),
         readableBy: Type.Optional(Type.Array(Type.String(), { description: 'Roles that may see this field.' })),
+        writableBy: Type.Optional(
+          Type.Array(Type.String(), {
+            description: 'Roles that may set this field; anyone else who sends it gets 422 read_only_field.',
+          }),
+        ),
         example: Type.Optional(Type.Unknown()),
       },
       { additionalProperties: false },

@@ -57,9 +57,19 @@ const withNull = (schema: JsonSchema, nullable: boolean): JsonSchema => {
   return { anyOf: [schema, { type: 'null' }] };
 };
 
+/** The field's description, with who may read and write it when only some roles may. */
+const descriptionOf = (f: FieldSpec): string | undefined => {
+  const roles = (verb: string, list: readonly string[] | undefined) =>
+    list?.length ? `Only roles ${list.join(', ')} may ${verb} this field.` : undefined;
+  const text = [f.description, decimalBounds(f), roles('see', f.readableBy), roles('set', f.writableBy)]
+    .filter(Boolean)
+    .join(' ');
+  return text || undefined;
+};
+
 const described = (f: FieldSpec, schema: JsonSchema, forDocs: boolean): JsonSchema => {
   if (!forDocs) return schema;
-  const description = [f.description, decimalBounds(f)].filter(Boolean).join(' ');
+  const description = descriptionOf(f);
   return {
     ...schema,
     ...(description ? { description } : {}),

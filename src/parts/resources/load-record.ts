@@ -1,23 +1,30 @@
 import type { ResourcePlan } from '../../plan/types.ts';
 import type { HandlerInput, RuntimeContext } from '../../runtime/context.ts';
 import type { Row } from '../../storage/index.ts';
+import type { Principal } from '../auth/principal.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { etagOf, idPattern, parseIfMatch } from './record-io.ts';
 
+/** The record with this id if the caller may read it; undefined when it is missing or unreadable, alike. */
+export const createReadableLookup = (ctx: RuntimeContext, resource: ResourcePlan) => {
+  const ids = idPattern(resource);
+  return async (id: string, principal: Principal | undefined): Promise<Row | undefined> => {
+    const row = ids.test(id) ? await ctx.store.get(resource.name, id) : undefined;
+    return row && ctx.access.canRead(resource, principal, row) ? row : undefined;
+  };
+};
+
+export const notFound = (resource: ResourcePlan, id: string) =>
+  new ApiError('not_found', `No ${resource.name} with id ${id}.`);
+
 /** Loads the record a request's path names, scoped to its parent path; anything else is 404 not_found. */
 export const createRecordLoader = (ctx: RuntimeContext, resource: ResourcePlan) => {
-  const ids = idPattern(resource);
+  const readable = createReadableLookup(ctx, resource);
   return async (input: HandlerInput): Promise<Row> => {
     const id = input.params.id ?? '';
-    const row = ids.test(id) ? await ctx.store.get(resource.name, id) : undefined;
+    const row = await readable(id, input.principal);
     // A record the caller may not read answers exactly like one that does not exist.
-    if (
-      !row ||
-      resource.parentParams.some((p) => row[p.field] !== input.params[p.param]) ||
-      !ctx.access.canRead(resource, input.principal, row)
-    ) {
-      throw new ApiError('not_found', `No ${resource.name} with id ${id}.`);
-    }
+    if (!row || resource.parentParams.some((p) => row[p.field] !== input.params[p.param])) throw notFound(resource, id);
     return row;
   };
 };
@@ -45,15 +52,12 @@ export const expectRevision = (input: HandlerInput, row: Row): number => {
 export const createParentCheck = (ctx: RuntimeContext, resource: ResourcePlan) => {
   const parents = resource.parentParams.flatMap((p) => {
     const target = ctx.plan.resourcesByName.get(resource.fieldsByName.get(p.field)?.ref?.to ?? '');
-    return target ? [{ param: p.param, target, ids: idPattern(target) }] : [];
+    return target ? [{ param: p.param, target, readable: createReadableLookup(ctx, target) }] : [];
   });
   return async (input: HandlerInput): Promise<void> => {
     for (const p of parents) {
       const id = input.params[p.param] ?? '';
-      const row = p.ids.test(id) ? await ctx.store.get(p.target.name, id) : undefined;
-      if (!row || !ctx.access.canRead(p.target, input.principal, row)) {
-        throw new ApiError('not_found', `No ${p.target.name} with id ${id}.`);
-      }
+      if (!(await p.readable(id, input.principal))) throw notFound(p.target, id);
     }
   };
 };

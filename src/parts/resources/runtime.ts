@@ -62,6 +62,33 @@ export const compileRecordHandlers = (ctx: RuntimeContext, resource: ResourcePla
 
   const load = createRecordLoader(ctx, resource);
 
+  const writers = new Map(
+    resource.fields.flatMap((f) =>
+      f.spec.writableBy?.length ? [[f.name, f.spec.writableBy.join(', ')] as const] : [],
+    ),
+  );
+  /**
+   * A body may not set read-only fields, nor fields whose `writableBy` names none of the caller's roles (mass
+   * assignment): all of them are listed at once. Sending such a field is refused even with its current value, so
+   * that a field the caller may not read cannot be probed.
+   */
+  const rejectLocked = (input: HandlerInput) => {
+    const body = input.body;
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) return;
+    const unwritable = ctx.access.unwritableFields(resource, input.principal);
+    const locked = Object.keys(body).filter((k) => readOnly.has(k) || unwritable.has(k));
+    if (!locked.some((k) => unwritable.has(k))) return;
+    throw new ApiError(
+      'read_only_field',
+      `These fields cannot be written by this caller: ${locked.join(', ')}.`,
+      locked.map((k) => ({
+        pointer: `#/${k}`,
+        code: 'read_only',
+        message: unwritable.has(k) ? `only ${writers.get(k)} may set ${k}` : `${k} is read-only`,
+      })),
+    );
+  };
+
   const rejectStateWrite = (body: unknown) => {
     if (stateField && body && typeof body === 'object' && stateField in body) {
       throw new ApiError('use_transition_endpoint', `${stateField} changes only through the transition endpoints.`, [
@@ -96,6 +123,7 @@ export const compileRecordHandlers = (ctx: RuntimeContext, resource: ResourcePla
   const parentsOf = createParentCheck(ctx, resource);
 
   const create: Handler = async (input) => {
+    rejectLocked(input);
     if (resource.parentParams.length) await parentsOf(input);
     let body = input.body;
     const subject = input.principal?.subject;
@@ -109,13 +137,11 @@ export const compileRecordHandlers = (ctx: RuntimeContext, resource: ResourcePla
     const values = writableValues(body as Record<string, unknown>, true);
     bindParents(input, values);
     if (owner && sentOwner && values[owner] !== subject && !ctx.access.explicitCreate(resource)) throw readOnlyOwner();
-    if (input.principal || ctx.access.explicitCreate(resource)) {
-      try {
-        ctx.access.authorize(resource, 'create', input.principal, values, input.body);
-      } catch (error) {
-        if (owner && sentOwner && values[owner] !== subject) throw readOnlyOwner();
-        throw error;
-      }
+    try {
+      ctx.access.authorize(resource, 'create', input.principal, values, input.body);
+    } catch (error) {
+      if (owner && sentOwner && values[owner] !== subject) throw readOnlyOwner();
+      throw error;
     }
     await hashPasswords(values);
     await checkReferences(ctx, resource, values, input.principal);
@@ -182,6 +208,7 @@ export const compileRecordHandlers = (ctx: RuntimeContext, resource: ResourcePla
 
   const update: Handler = async (input) => {
     rejectStateWrite(input.body);
+    rejectLocked(input);
     const invalid = validatePatch(input.body);
     if (invalid) throw invalid;
     const current = await load(input);
@@ -194,10 +221,18 @@ export const compileRecordHandlers = (ctx: RuntimeContext, resource: ResourcePla
 
   const replace: Handler = async (input) => {
     rejectStateWrite(input.body);
+    rejectLocked(input);
     const invalid = validateCreate(input.body);
     if (invalid) throw invalid;
     const current = await load(input);
-    const values = writableValues(input.body as Record<string, unknown>, true);
+    const body = input.body as Record<string, unknown>;
+    const values = writableValues(body, true);
+    // A field the caller may not read or write is not the caller's to replace: left out, it keeps its value.
+    const kept = [
+      ...ctx.access.hiddenFields(resource, input.principal),
+      ...ctx.access.unwritableFields(resource, input.principal),
+    ];
+    for (const name of kept) if (name in values && body[name] === undefined) values[name] = current[name] ?? null;
     bindParents(input, values);
     return write(input, values, current);
   };
