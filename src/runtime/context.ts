@@ -5,7 +5,6 @@ import type { Principal } from '../parts/auth/principal.ts';
 import type { Plan, ResourcePlan, TransitionPlan } from '../plan/types.ts';
 import type { Row, Store } from '../storage/index.ts';
 import type { Deadline } from './deadlines.ts';
-import type { Signal } from './signal.ts';
 
 /** Something that happened to a record, inside the transaction that made it happen. */
 export type WriteEvent =
@@ -48,8 +47,6 @@ export interface RuntimeContext {
   readonly ajv: Ajv;
   readonly now: () => Date;
   readonly hooks: WriteHook[];
-  /** Events were appended to the outbox (their transaction may not have committed yet): readers look again. */
-  readonly appended: Signal;
   /** Per-record rules, owners and readable fields (auth part). */
   readonly access: AccessControl;
   /** Password fields of user stores, per resource: hashed before they are stored, never shown. */

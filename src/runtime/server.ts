@@ -16,7 +16,6 @@ import { startIdempotencySweeper } from './idempotency.ts';
 import type { ServerPart } from './part.ts';
 import { createPipeline } from './pipeline.ts';
 import type { ServerOptions } from './server-options.ts';
-import { createSignal } from './signal.ts';
 import { createAjv } from './validator.ts';
 import { clientErrorHandler, frameworkErrors } from './wire-errors.ts';
 import { createWorkerRegistry } from './workers.ts';
@@ -74,7 +73,6 @@ export const createServer = async (plan: Plan, options: ServerOptions): Promise<
     ajv: createAjv(),
     now: options.now ?? (() => new Date()),
     hooks: [],
-    appended: createSignal(),
     access: createAccess(plan, passwordFields),
     passwordFields,
   };

@@ -174,6 +174,20 @@ export interface ApiKeyStore {
   generation(): number;
 }
 
+/** What a store tells its readers about: new events, changed API keys, changed webhook endpoints. */
+export type StoreChannel = 'events' | 'keys' | 'endpoints';
+
+/**
+ * Changes a process learns of without polling: from its own writes and, where the backend can tell, from every other
+ * process on the database (PostgreSQL's LISTEN/NOTIFY). A listener may be told before the change is visible to it, or
+ * once for several changes: it reads again and copes with finding nothing new. The store notifies its own writes
+ * (an event appended, a key created or revoked, an endpoint written); nobody else has to remember to.
+ */
+export interface StoreSignals {
+  /** Calls `listener` whenever the channel may have changed; returns the unsubscribe. */
+  subscribe(channel: StoreChannel, listener: () => void): () => void;
+}
+
 /** One event in the outbox: written in the transaction of the change it tells of. */
 export interface StoredEvent {
   /** Position in the outbox: strictly increasing in commit order within one database. */
@@ -334,6 +348,7 @@ export interface Store {
   readonly apiKeys: ApiKeyStore;
   readonly events: EventLog;
   readonly webhooks: WebhookStore;
+  readonly signals: StoreSignals;
   /** Resolves when the database answers and can take writes as far as the store can tell; else StoreError. */
   ping(): Promise<void>;
   durability(): DurabilityInfo;

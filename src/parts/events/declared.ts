@@ -27,6 +27,5 @@ export const declaredEmitter = (ctx: RuntimeContext): EmitDeclared => {
       );
     }
     await ctx.store.events.append({ type, time: ctx.now().toISOString(), data: { ...payload } });
-    ctx.appended.notify();
   };
 };

@@ -13,17 +13,13 @@ const changedFields = (resource: ResourcePlan, before: Record<string, unknown>, 
  * own transaction (hooks run there), so an event exists exactly when its change committed. Nothing else
  * happens on the write path: webhook endpoints and callbacks read the outbox after commit, each from its own
  * cursor. The record is stored whole (write-only fields left out); what a reader may see of it is decided
- * when it is read. `ctx.appended` is told of every event (the delivery worker wakes on it).
+ * when it is read. The store tells its readers of every event appended (the delivery worker wakes on it).
  */
 export const outboxHook = (ctx: RuntimeContext): WriteHook | undefined => {
   const resources = ctx.plan.events.autoResources;
   if (resources.size === 0) return undefined;
   const writers = new Map(ctx.plan.resources.map((r) => [r.name, createRecordWriter(r)]));
-  const append = (e: NewEvent) => {
-    const pending = ctx.store.events.append(e);
-    ctx.appended.notify();
-    return pending;
-  };
+  const append = (e: NewEvent) => ctx.store.events.append(e);
   return (event: WriteEvent) => {
     const { resource } = event;
     if (!resources.has(resource.name)) return;

@@ -21,11 +21,10 @@ export const eventsPart: ServerPart = {
     if (callbackUrls) host.writeHook(callbackUrls);
     if (plan.events.types.length === 0) return;
 
-    let worker: ReturnType<typeof startWebhookWorker> | undefined;
     for (const route of eventLogRoutes(ctx)) host.route(route);
     host.route(streamRoute(ctx, host));
     const webhooks = plan.events.webhooks !== undefined;
-    if (webhooks) for (const route of webhookRoutes(ctx, () => worker?.refresh(), options.lookup)) host.route(route);
+    if (webhooks) for (const route of webhookRoutes(ctx, options.lookup)) host.route(route);
     // The admin route needs a caller with the admin role: a spec without schemes has no one to show secrets to.
     if (hasCallbacks(plan) && plan.auth.schemes.size > 0) host.route(callbackAdminRoute(ctx));
     if (!webhooks && !hasCallbacks(plan)) return;
@@ -37,11 +36,14 @@ export const eventsPart: ServerPart = {
         requests: host.requests,
         health,
       });
-      worker = running;
-      const unsubscribe = ctx.appended.subscribe(running.wake);
+      // The store tells of events appended and endpoints changed, by this process or (where it can) by any other.
+      const unsubscribe = [
+        ctx.store.signals.subscribe('events', running.wake),
+        ctx.store.signals.subscribe('endpoints', running.refresh),
+      ];
       return {
         async stop() {
-          unsubscribe();
+          for (const off of unsubscribe) off();
           await running.stop();
         },
       };

@@ -11,6 +11,7 @@ const HEAD_POLL_MS = 100;
 export const createOutboxHead = (ctx: RuntimeContext, health: WorkerHealth) => {
   const listeners = new Set<(head: number) => void>();
   let timer: NodeJS.Timeout | undefined;
+  let unsubscribe: (() => void) | undefined;
   let head = 0;
   const poll = async () => {
     try {
@@ -31,12 +32,15 @@ export const createOutboxHead = (ctx: RuntimeContext, health: WorkerHealth) => {
       if (!timer) {
         timer = setInterval(() => void poll(), HEAD_POLL_MS);
         timer.unref();
+        // Events the store tells of are looked for at once; the poll catches what it cannot tell (another process).
+        unsubscribe = ctx.store.signals.subscribe('events', () => void poll());
       }
       return () => {
         listeners.delete(listener);
         if (listeners.size === 0 && timer) {
           clearInterval(timer);
           timer = undefined;
+          unsubscribe?.();
         }
       };
     },
@@ -44,6 +48,7 @@ export const createOutboxHead = (ctx: RuntimeContext, health: WorkerHealth) => {
       listeners.clear();
       if (timer) clearInterval(timer);
       timer = undefined;
+      unsubscribe?.();
     },
   };
 };

@@ -27,8 +27,6 @@ const shown = (e: WebhookEndpoint) => ({
  */
 export const webhookRoutes = (
   ctx: RuntimeContext,
-  /** Endpoints were added or changed: the delivery worker takes them up (after the change commits). */
-  changed: () => void,
   /** The resolver deliveries connect through: a URL's host is checked with the same answers. */
   lookup?: LookupFunction,
 ): RouteSpec[] => {
@@ -135,14 +133,11 @@ export const webhookRoutes = (
           createdAt: new Date(nowMs).toISOString(),
         };
         await ctx.store.webhooks.createEndpoint(endpoint);
-        return {
-          ...json(
-            201,
-            { ...shown(endpoint), secret: endpoint.secret },
-            { location: `${ctx.plan.service.basePath}${base}/${endpoint.id}` },
-          ),
-          afterCommit: changed,
-        };
+        return json(
+          201,
+          { ...shown(endpoint), secret: endpoint.secret },
+          { location: `${ctx.plan.service.basePath}${base}/${endpoint.id}` },
+        );
       },
       { body: 'json', validate: (input) => validate(input.body, true).then(() => undefined) },
     ),
@@ -170,24 +165,21 @@ export const webhookRoutes = (
         await ctx.store.webhooks.updateEndpoint(endpoint.id, changes);
         if (resumeAt !== undefined) await ctx.store.webhooks.moveCursor(endpoint.id, resumeAt);
         const updated = (await ctx.store.webhooks.getEndpoint(endpoint.id)) as WebhookEndpoint;
-        return { ...json(200, shown(updated)), afterCommit: changed };
+        return json(200, shown(updated));
       },
       { body: 'json', validate: (input) => validate(input.body, false).then(() => undefined) },
     ),
     route('DELETE', '/{id}', 'delete', async (input) => {
       const endpoint = await own(input);
       await ctx.store.webhooks.deleteEndpoint(endpoint.id);
-      return { status: 204, afterCommit: changed };
+      return { status: 204 };
     }),
     route('POST', '/{id}/rotate-secret', 'rotateSecret', async (input) => {
       const endpoint = await own(input);
       const secret = newWebhookSecret();
       const previousUntil = new Date(ctx.now().getTime() + ROTATION_OVERLAP_MS).toISOString();
       await ctx.store.webhooks.updateEndpoint(endpoint.id, { secret, previousSecret: endpoint.secret, previousUntil });
-      return {
-        ...json(200, { id: endpoint.id, secret, previousSecretValidUntil: previousUntil }),
-        afterCommit: changed,
-      };
+      return json(200, { id: endpoint.id, secret, previousSecretValidUntil: previousUntil });
     }),
     route('GET', '/{id}/deliveries', 'deliveries', async (input) => {
       const endpoint = await own(input);

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { Plan, ResourcePlan } from '../../plan/types.ts';
+import { createLocalSignals, notifying } from '../local-signals.ts';
 import type { CloseReport, ListQuery, Row, Store, UpdateExpectation } from '../store.ts';
 import { sqliteApiKeys } from './api-keys.ts';
 import { fromSqlite, quote, SYSTEM_COLUMNS, toSqlite } from './columns.ts';
@@ -58,6 +59,7 @@ export class SqliteStore implements Store {
   readonly apiKeys;
   readonly events;
   readonly webhooks;
+  readonly signals = createLocalSignals();
 
   constructor(options: SqliteOptions) {
     const db = openDatabase(options);
@@ -74,20 +76,28 @@ export class SqliteStore implements Store {
         translatingErrors(writesOwnTransaction(group, built, writes), methodsOf(built), translate, admit);
       this.idempotency = part(sqliteIdempotency(db), ['claim', 'complete', 'purgeBefore']);
       this.stateLog = part(sqliteStateLog(db), ['append', 'schedule', 'cancel', 'claimDue', 'finish']);
-      this.apiKeys = part(sqliteApiKeys(db), ['create', 'revoke']);
-      this.events = part(sqliteEventLog(db, options.path, group), []);
-      this.webhooks = part(sqliteWebhooks(db), [
-        'createEndpoint',
-        'updateEndpoint',
-        'deleteEndpoint',
-        'leaseEndpoints',
-        'releaseEndpoints',
-        'moveCursor',
-        'advanceCursor',
-        'recordAttempt',
-        'claimDue',
-        'retry',
+      this.apiKeys = notifying(this.signals, 'keys', part(sqliteApiKeys(db), ['create', 'revoke']), [
+        'create',
+        'revoke',
       ]);
+      this.events = notifying(this.signals, 'events', part(sqliteEventLog(db, options.path, group), []), ['append']);
+      this.webhooks = notifying(
+        this.signals,
+        'endpoints',
+        part(sqliteWebhooks(db), [
+          'createEndpoint',
+          'updateEndpoint',
+          'deleteEndpoint',
+          'leaseEndpoints',
+          'releaseEndpoints',
+          'moveCursor',
+          'advanceCursor',
+          'recordAttempt',
+          'claimDue',
+          'retry',
+        ]),
+        ['createEndpoint', 'updateEndpoint', 'deleteEndpoint', 'moveCursor'],
+      );
       writesOwnTransaction(group, this as SqliteStore, ['insert', 'update', 'delete']);
       translatingErrors(this as SqliteStore, STORE_METHODS, translate, admit);
     } catch (error) {
