@@ -309,6 +309,16 @@ export const basic = (user: string, password: string) => ({
   authorization: `Basic ${Buffer.from(`${user}:${password}`, 'utf8').toString('base64')}`,
 });
 
+/**
+ * The secret of an issued key, cut after the id the issuing call returned. The secret is base64url and may itself
+ * hold `_`, so a split on the last (or any) `_` would cut it short about once in two keys.
+ */
+export const secretOf = (key: string, id: string): string => {
+  const prefix = `nfk_${id}_`;
+  if (!key.startsWith(prefix)) throw new Error(`not a key of ${id}: ${key}`);
+  return key.slice(prefix.length);
+};
+
 /** An API key issued straight into the store. */
 export const mintKey = async (
   store: Store,
