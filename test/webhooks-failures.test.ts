@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueApiKey } from '../src/parts/auth/keys.ts';
 import { call, planOf, type Served, servePlan } from './helpers/serve-spec.ts';
-import { eventually } from './helpers/serve-states.ts';
+import { waitFor } from './helpers/wait-for.ts';
 import { type DeliveryView, deliveriesOf, outcome, registerEndpoint, settleDeliveries } from './helpers/webhook-api.ts';
 import { type Hit, receiverPool } from './helpers/webhook-receiver.ts';
 
@@ -85,7 +85,11 @@ describe('W1–W7 over HTTP', () => {
     const slowEp = await registerEndpoint(s.url, key, { url: slow.url });
     await registerEndpoint(s.url, key, { url: fast.url });
     for (let i = 0; i < 10; i++) await createNote(s.url, key, `w2 ${i}`);
-    expect(await eventually(async () => fast.hits.length === 10, 3000, 10)).toBe(true);
+    await waitFor(
+      () => fast.hits.length === 10,
+      () => `10 fast hits; ${fast.hits.length}`,
+      10,
+    );
     // The fast endpoint got all ten before the slow one's first attempt timed out.
     expect(Math.max(...fast.hits.map((h) => h.at))).toBeLessThan(Math.min(...slow.hits.map((h) => h.at)) + 1000);
     expect(slow.hits.length).toBeGreaterThan(0);
@@ -144,13 +148,7 @@ describe('W1–W7 over HTTP', () => {
     expect(Date.parse(shown.body.disabledAt)).toBeGreaterThan(Date.now() - 5000);
     await createNote(s.url, key, 'w4 third');
     // The pending retry comes due and is given up, not sent.
-    const ds = await settle(
-      s.url,
-      ep.id,
-      key,
-      (all) => all.length === 2 && all.every((d) => d.state === 'failed'),
-      3000,
-    );
+    const ds = await settle(s.url, ep.id, key, (all) => all.length === 2 && all.every((d) => d.state === 'failed'));
     await sleep(300);
     expect(r.hits.map((h) => JSON.parse(h.body).data.record.title)).toEqual(['w4 first', 'w4 second']);
     expect(ds.map((d) => d.log.map(outcome))).toEqual([[503, 'endpoint disabled'], [410]]);
@@ -214,7 +212,7 @@ describe('W1–W7 over HTTP', () => {
     const before = process.memoryUsage();
     await createNote(s.url, key, 'w6 huge');
     const [d] = await settle(s.url, ep.id, key, (ds) => ds[0]?.state === 'delivered');
-    expect(await eventually(async () => r.hits[0]?.closedAt !== undefined, 2000)).toBe(true);
+    await waitFor(() => r.hits[0]?.closedAt !== undefined, 'the huge answer to be closed');
     const after = process.memoryUsage();
     expect(d?.log.map(outcome)).toEqual([200]);
     expect(d?.log[0]?.durationMs).toBeLessThan(1000);

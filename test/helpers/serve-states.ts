@@ -32,13 +32,3 @@ export const historyOf = async (url: string, path: string) => {
     actor: string;
   }>;
 };
-
-/** Polls until `check` holds or the deadline passes; returns whether it held. */
-export const eventually = async (check: () => boolean | Promise<boolean>, timeoutMs: number, everyMs = 50) => {
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until) {
-    if (await check()) return true;
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-  return check();
-};
