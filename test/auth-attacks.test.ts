@@ -277,7 +277,7 @@ describe('A2 invalid, revoked, expired, foreign and mangled API keys', () => {
   it('a 10 KB key → 401 invalid_credentials, quickly', async () => {
     const r = await send(url, 'GET', '/orders', { headers: keyHeader(`nfk_key_${'a'.repeat(10 * 1024)}`) });
     expectProblem(r, 401, 'invalid_credentials');
-    expect(r.ms).toBeLessThan(1000);
+    expect(r.cpuMs).toBeLessThan(1000);
   });
 
   it('the key is stored only as a hash: the key text and its secret are nowhere in the database', async () => {
@@ -678,10 +678,10 @@ describe('A9 malformed JWTs are refused quickly', () => {
     ['an empty token', () => ''],
   ];
 
-  it.each(cases)('%s → 401 invalid_token in under a second', async (_name, make) => {
+  it.each(cases)('%s → 401 invalid_token in under a second of work', async (_name, make) => {
     const r = await send(url, 'GET', '/orders', { headers: bearer(make()) });
     expectInvalidToken(r);
-    expect(r.ms).toBeLessThan(1000);
+    expect(r.cpuMs).toBeLessThan(1000);
   });
 
   it('a 100 KB token → refused quickly (401, or 431 from the HTTP parser), never 5xx', async () => {
@@ -690,7 +690,7 @@ describe('A9 malformed JWTs are refused quickly', () => {
     const r = await send(url, 'GET', '/orders', { headers: bearer(big), agent: false });
     expect([401, 431], r.text.slice(0, 200)).toContain(r.status);
     if (r.status === 401) expectInvalidToken(r);
-    expect(r.ms).toBeLessThan(1000);
+    expect(r.cpuMs).toBeLessThan(1000);
   });
 
   it('__proto__ / constructor claims do not smuggle roles in', async () => {
@@ -788,9 +788,10 @@ describe('A10 basic auth: syntax, user enumeration', () => {
     }
     for (const r of [...unknown, ...wrong]) expectProblem(r, 401, 'invalid_credentials');
     sameProblem(unknown[0] as Answer, '', wrong[0] as Answer, '');
-    const median = (rs: Answer[]) => [...rs.map((r) => r.ms)].sort((a, b) => a - b)[Math.floor(rs.length / 2)] ?? 0;
+    const median = (rs: Answer[]) => [...rs.map((r) => r.cpuMs)].sort((a, b) => a - b)[Math.floor(rs.length / 2)] ?? 0;
     const [u, p] = [median(unknown), median(wrong)];
-    // scrypt dominates both; a missing dummy hash would make the unknown user ~10–50× faster.
+    // scrypt dominates both; a missing dummy hash would make the unknown user ~10–50× cheaper. Compared in CPU
+    // time, which the server's work sets, not in wall time, which the machine's other load sets.
     expect(Math.max(u, p) / Math.max(1, Math.min(u, p)), `unknown ${u} ms, wrong password ${p} ms`).toBeLessThan(3);
   });
 });
