@@ -81,20 +81,19 @@ describe('W1–W7 over HTTP', () => {
     const key = await member(s.store, 'w2');
     const slow = await receiver();
     const fast = await receiver();
-    slow.respond = (_body, i) => (i < 10 ? { status: 200, delayMs: 3000 } : undefined);
+    // The first attempt of each delivery hangs far past the 1 s timeout; its retry is answered at once. (Per
+    // delivery, not "the first ten calls": notes made slowly let a retry come before the tenth first attempt.)
+    const tried = new Set<string>();
+    slow.respond = (body) => {
+      const id = JSON.parse(body).id as string;
+      if (tried.has(id)) return undefined;
+      tried.add(id);
+      return { status: 200, delayMs: 10_000 };
+    };
     const slowEp = await registerEndpoint(s.url, key, { url: slow.url });
     await registerEndpoint(s.url, key, { url: fast.url });
-    for (let i = 0; i < 10; i++) await createNote(s.url, key, `w2 ${i}`);
-    await waitFor(
-      () => fast.hits.length === 10,
-      () => `10 fast hits; ${fast.hits.length}`,
-      10,
-    );
-    // The fast endpoint got all ten before the slow one's first attempt timed out.
-    expect(Math.max(...fast.hits.map((h) => h.at))).toBeLessThan(Math.min(...slow.hits.map((h) => h.at)) + 1000);
-    expect(slow.hits.length).toBeGreaterThan(0);
-    expect(slow.hits.length).toBeLessThanOrEqual(8);
-    expect(slow.hits.every((h) => h.answeredAt === undefined)).toBe(true);
+    // Made at once: how fast ten notes are made one by one depends on the machine's load.
+    await Promise.all(Array.from({ length: 10 }, (_, i) => createNote(s.url, key, `w2 ${i}`)));
     const ds = await settle(
       s.url,
       slowEp.id,
@@ -103,10 +102,22 @@ describe('W1–W7 over HTTP', () => {
     );
     for (const d of ds) {
       expect(d.log.map(outcome)).toEqual(['timeout', 200]);
+      // Cut by the timeout, long before the receiver would have answered (a loaded machine may fire it late).
       expect(d.log[0]?.durationMs).toBeGreaterThanOrEqual(990);
-      expect(d.log[0]?.durationMs).toBeLessThan(1600);
+      expect(d.log[0]?.durationMs).toBeLessThan(5000);
     }
+    // Another endpoint is not delayed: every note reached the fast receiver before the slow one gave up its
+    // first attempt (an endpoint that waited for the slow one's places would get some only after that).
     expect(fast.hits).toHaveLength(10);
+    const firstGivenUp = Math.min(...slow.hits.map((h) => h.closedAt ?? Number.POSITIVE_INFINITY));
+    expect(Math.max(...fast.hits.map((h) => h.at))).toBeLessThan(firstGivenUp);
+    // At most 8 attempts at once to one endpoint, by the worker's own log (start, and how long each took).
+    const spans = ds.flatMap((d) =>
+      d.log.map((a) => ({ from: Date.parse(a.at), to: Date.parse(a.at) + a.durationMs })),
+    );
+    // `at` is whole milliseconds: 2 ms of slack, so an attempt that starts as another ends is not counted twice.
+    const atOnce = spans.map(({ from }) => spans.filter((x) => x.from <= from && from < x.to - 2).length);
+    expect(Math.max(...atOnce)).toBeLessThanOrEqual(8);
   });
 
   it('W3 500, 503 and 3xx are failures and retried; a redirect is never followed (the canary gets 0 connections)', async () => {
