@@ -152,5 +152,5 @@ describe('events survive SIGKILL', () => {
     expect([...received.keys()].every((id) => events.some((e) => e.id === id))).toBe(true);
     server.kill('SIGTERM');
     await new Promise((ok) => server.once('exit', ok));
-  }, 90_000);
+  });
 });

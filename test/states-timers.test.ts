@@ -191,7 +191,7 @@ describe('two processes on one database file', () => {
     } finally {
       db.close();
     }
-  }, 60_000); // two node processes start side by side: seconds of CPU each, more on a loaded machine
+  });
 });
 
 describe('the timer lease', () => {
