@@ -1,8 +1,11 @@
+import { createHash } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import { createServer as createHttpServer, Agent as HttpAgent, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { dirname } from 'node:path';
 import { exportJWK, generateKeyPair } from 'jose';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { issueApiKey } from '../src/parts/auth/keys.ts';
+import { issueApiKey, parseApiKey } from '../src/parts/auth/keys.ts';
 import { SqliteStore } from '../src/storage/index.ts';
 import {
   type Answer,
@@ -26,6 +29,7 @@ import {
   rowsOf,
   SERVICE,
   sameProblem,
+  secretOf,
   send,
   signRsaToken,
   signToken,
@@ -198,12 +202,45 @@ describe('A2 invalid, revoked, expired, foreign and mangled API keys', () => {
     }
   });
 
+  it('the secret these tests cut from a key is the whole secret, for 2,000 issued keys (many hold `_`)', async () => {
+    const dbPath = tempDbPath();
+    const store = new SqliteStore({ path: dbPath });
+    try {
+      await store.migrate(w.s.plan, { allowDataLoss: false });
+      const issued: Array<Awaited<ReturnType<typeof issueApiKey>>> = [];
+      for (let i = 0; i < 2000; i++) issued.push(await issueApiKey(store, { roles: ['support'] }));
+      const wrong: string[] = [];
+      let cutShortByLastUnderscore = 0;
+      let cutToTwoCharsOrLess = 0;
+      for (const [i, { key, record }] of issued.entries()) {
+        const secret = secretOf(key, record.id);
+        if (createHash('sha256').update(secret).digest('hex') !== record.secretHash) wrong.push(`${key}: ${secret}`);
+        // "id of one key, secret of another" is a well-formed key of the other id, not a malformed text.
+        const next = (issued[(i + 1) % issued.length] as (typeof issued)[number]).record.id;
+        const swapped = parseApiKey(`nfk_${next}_${secret}`);
+        if (swapped?.id !== next || swapped.secret !== secret) wrong.push(`swapped ${key}`);
+        const afterLast = key.slice(key.lastIndexOf('_') + 1);
+        if (afterLast !== secret) cutShortByLastUnderscore++;
+        if (afterLast.length <= 2) cutToTwoCharsOrLess++;
+      }
+      expect(wrong).toEqual([]);
+      // The sample holds the keys the old split on the last `_` cut short (about one in two), among them those
+      // it cut to one or two characters (about one in 32), which any database dump contains: the ~3 % failures.
+      expect(cutShortByLastUnderscore).toBeGreaterThan(0);
+      expect(cutToTwoCharsOrLess).toBeGreaterThan(0);
+    } finally {
+      await store.close();
+      rmSync(dirname(dbPath), { recursive: true, force: true });
+    }
+  });
+
   it('mangled keys: case, inner whitespace, truncation, extension, parts swapped → 401 invalid_credentials', async () => {
     allowWrites();
     const key = w.admin.key;
-    const other = (await issueApiKey(w.s.store, { subject: 'temp-4', roles: ['support'] })).key;
-    const [, , idHex, ...rest] = key.split('_');
-    const secret = rest.join('_');
+    const issued = await issueApiKey(w.s.store, { subject: 'temp-4', roles: ['support'] });
+    const other = issued.key;
+    const idHex = w.admin.id.slice('key_'.length);
+    const secret = secretOf(key, w.admin.id);
     const flip = (c: string) => (c === c.toUpperCase() ? c.toLowerCase() : c.toUpperCase());
     const firstLetter = key.search(/[A-Za-z]/u);
     const lastLetter = key.length - 1 - [...key].reverse().findIndex((c) => /[A-Za-z]/u.test(c));
@@ -223,7 +260,7 @@ describe('A2 invalid, revoked, expired, foreign and mangled API keys', () => {
       'secret only': secret,
       'one more char': `${key}A`,
       'key then junk': `${key} junk`,
-      'id of one key, secret of another': `${other.slice(0, other.lastIndexOf('_') + 1)}${secret}`,
+      'id of one key, secret of another': `nfk_${issued.record.id}_${secret}`,
       'two keys in one header': `${key}, ${other}`,
     };
     for (const [name, variant] of Object.entries(variants)) {
@@ -240,11 +277,11 @@ describe('A2 invalid, revoked, expired, foreign and mangled API keys', () => {
   it('a 10 KB key → 401 invalid_credentials, quickly', async () => {
     const r = await send(url, 'GET', '/orders', { headers: keyHeader(`nfk_key_${'a'.repeat(10 * 1024)}`) });
     expectProblem(r, 401, 'invalid_credentials');
-    expect(r.ms).toBeLessThan(1000);
+    expect(r.cpuMs).toBeLessThan(1000);
   });
 
   it('the key is stored only as a hash: the key text and its secret are nowhere in the database', async () => {
-    const secret = w.admin.key.slice(w.admin.key.lastIndexOf('_') + 1);
+    const secret = secretOf(w.admin.key, w.admin.id);
     const all = JSON.stringify(dbState(w.s));
     expect(all).not.toContain(w.admin.key);
     expect(all).not.toContain(secret);
@@ -256,7 +293,7 @@ describe('A2 invalid, revoked, expired, foreign and mangled API keys', () => {
       const lines = captureLogs(logged.s);
       await createUser(logged, 'log@example.com', 'hunter2-secret-pw', ['customer']);
       const key = logged.admin.key;
-      const secret = key.slice(key.lastIndexOf('_') + 1);
+      const secret = secretOf(key, logged.admin.id);
       const wrongPassword = 'wrong-secret-pw-123';
       const calls: Array<[string, string, Record<string, string>]> = [
         ['GET', '/orders', keyHeader(key)],
@@ -641,10 +678,10 @@ describe('A9 malformed JWTs are refused quickly', () => {
     ['an empty token', () => ''],
   ];
 
-  it.each(cases)('%s → 401 invalid_token in under a second', async (_name, make) => {
+  it.each(cases)('%s → 401 invalid_token in under a second of work', async (_name, make) => {
     const r = await send(url, 'GET', '/orders', { headers: bearer(make()) });
     expectInvalidToken(r);
-    expect(r.ms).toBeLessThan(1000);
+    expect(r.cpuMs).toBeLessThan(1000);
   });
 
   it('a 100 KB token → refused quickly (401, or 431 from the HTTP parser), never 5xx', async () => {
@@ -653,7 +690,7 @@ describe('A9 malformed JWTs are refused quickly', () => {
     const r = await send(url, 'GET', '/orders', { headers: bearer(big), agent: false });
     expect([401, 431], r.text.slice(0, 200)).toContain(r.status);
     if (r.status === 401) expectInvalidToken(r);
-    expect(r.ms).toBeLessThan(1000);
+    expect(r.cpuMs).toBeLessThan(1000);
   });
 
   it('__proto__ / constructor claims do not smuggle roles in', async () => {
@@ -751,9 +788,10 @@ describe('A10 basic auth: syntax, user enumeration', () => {
     }
     for (const r of [...unknown, ...wrong]) expectProblem(r, 401, 'invalid_credentials');
     sameProblem(unknown[0] as Answer, '', wrong[0] as Answer, '');
-    const median = (rs: Answer[]) => [...rs.map((r) => r.ms)].sort((a, b) => a - b)[Math.floor(rs.length / 2)] ?? 0;
+    const median = (rs: Answer[]) => [...rs.map((r) => r.cpuMs)].sort((a, b) => a - b)[Math.floor(rs.length / 2)] ?? 0;
     const [u, p] = [median(unknown), median(wrong)];
-    // scrypt dominates both; a missing dummy hash would make the unknown user ~10–50× faster.
+    // scrypt dominates both; a missing dummy hash would make the unknown user ~10–50× cheaper. Compared in CPU
+    // time, which the server's work sets, not in wall time, which the machine's other load sets.
     expect(Math.max(u, p) / Math.max(1, Math.min(u, p)), `unknown ${u} ms, wrong password ${p} ms`).toBeLessThan(3);
   });
 });

@@ -1,4 +1,5 @@
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueApiKey } from '../src/parts/auth/keys.ts';
 import { call, planOf, type Served, servePlan } from './helpers/serve-spec.ts';
@@ -32,7 +33,9 @@ describe('a revoked key on a running server', () => {
     const { key, record } = await issueApiKey(s.store, { roles: ['writer'] });
     expect((await list(key)).status).toBe(200);
     expect((await list(key)).status).toBe(200); // now cached
-    execFileSync(process.execPath, ['bin/ninefold.js', 'keys', 'revoke', record.id, '--db', s.dbPath]);
+    // Not execFileSync: a process that takes seconds to start (a loaded machine) would block this one, server
+    // and all, and the keep-alive connection would then be closed under the next request (ECONNRESET).
+    await promisify(execFile)(process.execPath, ['bin/ninefold.js', 'keys', 'revoke', record.id, '--db', s.dbPath]);
     const refused = await list(key);
     expect(refused.status).toBe(401);
     expect(refused.body.code).toBe('invalid_credentials');

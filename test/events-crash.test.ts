@@ -7,6 +7,7 @@ import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { eventId } from '../src/storage/event-ids.ts';
+import { waitFor } from './helpers/wait-for.ts';
 
 // The crash test: while records are created, the server is killed with SIGKILL at random moments and started
 // again. Afterwards every committed record has its event, the receiver got every event at least once (retries
@@ -55,13 +56,17 @@ const start = async (port: number): Promise<ChildProcess> => {
     },
   );
   started.add(child);
-  for (let i = 0; i < 200; i++) {
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}/healthz`)).ok) return child;
-    } catch {}
-    await new Promise((ok) => setTimeout(ok, 25));
-  }
-  throw new Error('the server did not start');
+  // A node process can take many seconds to start on a loaded machine: no deadline but the test's.
+  await waitFor(
+    () =>
+      fetch(`http://127.0.0.1:${port}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      ),
+    'the server to answer /healthz',
+    25,
+  );
+  return child;
 };
 
 describe('events survive SIGKILL', () => {
@@ -98,7 +103,14 @@ describe('events survive SIGKILL', () => {
     for (const stopAt of [250, 500, 750, 1000]) {
       const writers = Array.from({ length: 8 }, () => writer(stopAt));
       if (stopAt < 1000) {
-        await new Promise((ok) => setTimeout(ok, 150 + Math.random() * 300));
+        // Killed while writes are under way: after a random number of them, not a random time (which a loaded
+        // machine could spend before the first one is answered).
+        const killAt = confirmed.size + 10 + Math.floor(Math.random() * 60);
+        await waitFor(
+          () => confirmed.size >= killAt || n >= stopAt,
+          () => `${killAt} confirmed writes`,
+          5,
+        );
         server.kill('SIGKILL');
         await new Promise((ok) => server.once('exit', ok));
         await Promise.all(writers);
@@ -132,16 +144,13 @@ describe('events survive SIGKILL', () => {
     expect(new Set(events.map((e) => e.record_id))).toEqual(onDisk);
 
     // Every event reaches the receiver (duplicates allowed, each under its own event id).
-    const all = await (async () => {
-      for (let i = 0; i < 600; i++) {
-        if (events.every((e) => received.has(e.id))) return true;
-        await new Promise((ok) => setTimeout(ok, 50));
-      }
-      return false;
-    })();
-    expect(all, `${events.filter((e) => !received.has(e.id)).length} events never arrived`).toBe(true);
+    await waitFor(
+      () => events.every((e) => received.has(e.id)),
+      () => `every event to arrive; ${events.filter((e) => !received.has(e.id)).length} have not`,
+      50,
+    );
     expect([...received.keys()].every((id) => events.some((e) => e.id === id))).toBe(true);
     server.kill('SIGTERM');
     await new Promise((ok) => server.once('exit', ok));
-  }, 90_000);
+  });
 });

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueApiKey } from '../src/parts/auth/keys.ts';
 import { call, type Served } from './helpers/serve-spec.ts';
 import { planOfFile, servePlan } from './helpers/serve-states.ts';
+import { awaiting } from './helpers/wait-for.ts';
 
 // The outbox of the order desk: an event exists exactly when its change committed; the log and the stream show
 // each caller only events about records it may read.
@@ -120,33 +121,33 @@ describe('the transactional outbox', () => {
   });
 });
 
-/** Reads a stream until `until` holds on the text so far, or the time runs out. */
-const readStream = async (headers: Record<string, string>, until: (text: string) => boolean, ms = 3000) => {
+/**
+ * Opens a stream and resolves once its first chunk came (so where it reads the outbox from is fixed); `finish`
+ * reads on until `until` holds on the text so far, with no deadline but the test's, and closes it.
+ */
+const readStream = async (headers: Record<string, string>, until: (text: string) => boolean) => {
   const ctl = new AbortController();
   const res = await fetch(`${s.url}/events/stream`, { headers, signal: ctl.signal });
   expect(res.status).toBe(200);
   expect(res.headers.get('content-type')).toContain('text/event-stream');
   const reader = res.body?.getReader();
   if (!reader) throw new Error('no body');
+  const decoder = new TextDecoder();
   let text = '';
-  const deadline = setTimeout(() => ctl.abort(), ms);
-  const started = { ready: false };
-  const done = (async () => {
-    try {
-      for (;;) {
-        const { value, done: end } = await reader.read();
-        if (end) break;
-        text += new TextDecoder().decode(value);
-        started.ready = true;
-        if (until(text)) break;
-      }
-    } catch {}
-  })();
+  const read = async () => {
+    const { value, done } = await reader.read();
+    if (!done) text += decoder.decode(value, { stream: true });
+    return done;
+  };
+  await read();
   return {
-    started,
     finish: async () => {
-      await done;
-      clearTimeout(deadline);
+      await awaiting(
+        (async () => {
+          while (!until(text) && !(await read()));
+        })(),
+        () => `more of the stream; it has:\n${text}`,
+      );
       ctl.abort();
       return text;
     },
@@ -158,7 +159,6 @@ describe('the event stream', () => {
     const [ann, bob] = customers;
     if (!ann || !bob) throw new Error('no customers');
     const live = await readStream(ann.h, (t) => (t.match(/^event: Order\.created$/gm) ?? []).length >= 2);
-    while (!live.started.ready) await new Promise((ok) => setTimeout(ok, 10));
     const first = await call(s.url, 'POST', '/orders', { json: {}, headers: ann.h });
     await call(s.url, 'POST', '/orders', { json: {}, headers: bob.h });
     const second = await call(s.url, 'POST', '/orders', { json: {}, headers: ann.h });

@@ -1,9 +1,10 @@
 import { request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueApiKey } from '../src/parts/auth/keys.ts';
+import { STREAM_BUFFER_BYTES } from '../src/parts/events/sse-connection.ts';
 import { call, planOf, type Served, servePlan, TICKET_KEY_AUTH } from './helpers/serve-spec.ts';
-import { eventually } from './helpers/serve-states.ts';
+import { awaiting } from './helpers/wait-for.ts';
 
 // The server-sent event stream, RELIABILITY.md E1–E6, over real HTTP.
 const SPEC = `
@@ -38,45 +39,123 @@ endpoints:
   Note: { operations: [create] }
 `;
 
+type SseEvent = { id: string; event: string; data: { id: string; type: string; data: Record<string, unknown> } };
+
 interface Sse {
   readonly status: number;
   readonly headers: IncomingMessage['headers'];
   /** Everything received so far. */
   text(): string;
   /** The events received so far, parsed. */
-  events(): Array<{ id: string; event: string; data: { id: string; type: string; data: Record<string, unknown> } }>;
+  events(): SseEvent[];
+  /** Resolves once `check` holds, looked at on each chunk received; rejects if the stream ends first. */
+  until(check: () => boolean): Promise<void>;
   /** Resolves when the server ends the stream. */
   readonly ended: Promise<void>;
+  /** The server's side of this stream (on a server given to `watchStreams`). */
+  server(): ServerSide;
   close(): void;
 }
 
+/** The server's side of a stream, watched from its request on. */
+interface ServerSide {
+  readonly res: ServerResponse;
+  /** Resolves when it has closed: the server has let go of the stream, and of its place. */
+  readonly closed: Promise<void>;
+  /** The most text it held unsent, right after a write. */
+  readonly mostUnsent: number;
+  /** How many `drain` listeners were added to it: each wait for the reader to drain adds one. */
+  readonly drainWaits: number;
+}
+
+const TAG = 'x-test-stream';
+const serverSides = new Map<string, ServerSide>();
+let tags = 0;
+
+/** Watches the server's side of each stream request of this server, by the tag `open` gives it. */
+const watchStreams = (served: Served) =>
+  served.app.server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
+    const tag = req.headers[TAG];
+    if (typeof tag !== 'string') return;
+    const side = { res, closed: new Promise<void>((ok) => res.once('close', ok)), mostUnsent: 0, drainWaits: 0 };
+    const write = res.write.bind(res) as (...args: unknown[]) => boolean;
+    res.write = ((...args: unknown[]) => {
+      const ok = write(...args);
+      side.mostUnsent = Math.max(side.mostUnsent, res.writableLength);
+      return ok;
+    }) as typeof res.write;
+    res.on('newListener', (event) => {
+      if (event === 'drain') side.drainWaits++;
+    });
+    serverSides.set(tag, side);
+  });
+
+/** Parses the complete events in `text` from `from` on; returns them and where the next one starts. */
+const parseEvents = (text: string, from: number): { events: SseEvent[]; next: number } => {
+  const events: SseEvent[] = [];
+  let next = from;
+  for (let end = text.indexOf('\n\n', next); end >= 0; end = text.indexOf('\n\n', next)) {
+    const block = text.slice(next, end);
+    next = end + 2;
+    if (!block.startsWith('id: ')) continue;
+    const field = (name: string) =>
+      block
+        .split('\n')
+        .find((l) => l.startsWith(`${name}: `))
+        ?.slice(name.length + 2) ?? '';
+    events.push({ id: field('id'), event: field('event'), data: JSON.parse(field('data')) });
+  }
+  return { events, next };
+};
+
 const open = (url: string, headers: Record<string, string>, path = '/events/stream', from?: string): Promise<Sse> =>
   new Promise((resolve, reject) => {
-    const req = httpRequest(`${url}${path}`, { headers, ...(from ? { localAddress: from } : {}) }, (res) => {
+    const tag = `sse-${++tags}`;
+    const options = { headers: { ...headers, [TAG]: tag }, ...(from ? { localAddress: from } : {}) };
+    const req = httpRequest(`${url}${path}`, options, (res) => {
       let text = '';
+      let parsed = 0;
+      const events: SseEvent[] = [];
+      const waiters = new Set<() => void>();
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => {
         text += chunk;
+        for (const wake of [...waiters]) wake();
       });
       const ended = new Promise<void>((ok) => res.on('close', () => ok()));
+      const eventsSoFar = () => {
+        const more = parseEvents(text, parsed);
+        events.push(...more.events);
+        parsed = more.next;
+        return events;
+      };
       resolve({
         status: res.statusCode ?? 0,
         headers: res.headers,
         text: () => text,
-        events: () =>
-          text
-            .split('\n\n')
-            .slice(0, -1) // the last piece is still arriving (or empty)
-            .filter((block) => block.startsWith('id: '))
-            .map((block) => {
-              const field = (name: string) =>
-                block
-                  .split('\n')
-                  .find((l) => l.startsWith(`${name}: `))
-                  ?.slice(name.length + 2) ?? '';
-              return { id: field('id'), event: field('event'), data: JSON.parse(field('data')) };
+        events: () => [...eventsSoFar()],
+        until: (check) =>
+          awaiting(
+            new Promise<void>((ok, fail) => {
+              const wake = () => {
+                if (!check()) return;
+                waiters.delete(wake);
+                ok();
+              };
+              waiters.add(wake);
+              wake();
+              void ended.then(() => {
+                if (waiters.delete(wake)) fail(new Error(`the stream ended first, after:\n${text.slice(-2000)}`));
+              });
             }),
+            () => `more of the stream ${path}; it has ${eventsSoFar().length} events`,
+          ),
         ended,
+        server: () => {
+          const side = serverSides.get(tag);
+          if (!side) throw new Error(`the server of ${url} is not watched`);
+          return side;
+        },
         close: () => req.destroy(),
       });
     });
@@ -84,14 +163,21 @@ const open = (url: string, headers: Record<string, string>, path = '/events/stre
     req.end();
   });
 
-/** Polls a condition every 20 ms, for up to `ms`. */
-const until = (check: () => boolean, ms = 5000) => eventually(check, ms, 20);
+const heartbeats = (text: string) => (text.match(/^: heartbeat$/gm) ?? []).length;
+const titles = (events: SseEvent[]) => events.map((e) => (e.data.data.record as { title: string }).title);
+const recordIds = (events: SseEvent[]) => events.map((e) => (e.data.data.record as { id: string }).id);
+
+/** A ticket's blob at its maxLength: few, large events fill a reader's buffers. */
+const BLOB = 'x'.repeat(200_000);
+/** Text the stream renders per read of the outbox, at most (src/parts/events/stream.ts), plus one more event. */
+const PAGE_BYTES = 256 * 1024;
 
 let s: Served;
 let ann: Record<string, string>;
 let bob: Record<string, string>;
 beforeAll(async () => {
   s = await servePlan(planOf(SPEC));
+  watchStreams(s);
   ann = { 'x-api-key': (await issueApiKey(s.store, { subject: 'ann', roles: ['agent'] })).key };
   bob = { 'x-api-key': (await issueApiKey(s.store, { subject: 'bob', roles: ['agent'] })).key };
 });
@@ -100,31 +186,84 @@ afterAll(() => s.close({ remove: true }));
 const create = (headers: Record<string, string>, title: string, blob?: string) =>
   call(s.url, 'POST', '/tickets', { json: { title, ...(blob ? { blob } : {}) }, headers });
 
+/**
+ * A reader on a raw socket: it takes the first chunk (the stream has started, so where it reads the outbox from
+ * is fixed), then reads nothing until `readAll`, which reads to the end.
+ */
+const stalledReader = async (tag: string, lastEventId?: string) => {
+  const socket = connect(Number(new URL(s.url).port), '127.0.0.1');
+  let text = '';
+  socket.on('data', (chunk: Buffer) => {
+    text += chunk.toString('latin1');
+  });
+  socket.on('error', () => undefined); // a reset after the cut ends the reader as a close does
+  const closed = new Promise((ok) => socket.once('close', ok));
+  const started = new Promise((ok) => socket.once('data', ok));
+  await new Promise((ok) => socket.once('connect', ok));
+  const resume = lastEventId ? `last-event-id: ${lastEventId}\r\n` : '';
+  socket.write(
+    `GET /events/stream HTTP/1.1\r\nhost: x\r\n${TAG}: ${tag}\r\nx-api-key: ${ann['x-api-key']}\r\n${resume}\r\n`,
+  );
+  await started;
+  socket.pause();
+  return {
+    server: serverSides.get(tag) as ServerSide,
+    readAll: async () => {
+      socket.resume();
+      await closed;
+      return text;
+    },
+  };
+};
+
+/** Creates large events `big <n>`, from `n` on, until the stream holds more than its buffer unsent; returns the next n. */
+const fillUntilOver = async (side: ServerSide, n: number) => {
+  let next = n;
+  while (side.res.writableLength <= STREAM_BUFFER_BYTES && !side.res.destroyed) {
+    if (next - n >= 500) throw new Error(`the stream never held more than its buffer, after ${next - n} events`);
+    expect((await create(ann, `big ${next}`, BLOB)).status).toBe(201);
+    next++;
+  }
+  return next;
+};
+
+/** The events a raw reader got whole, with the title of their record. */
+const wholeEvents = (text: string) =>
+  [...text.matchAll(/^id: (evt_\w+)\nevent: Ticket.created\ndata: (.*)\n\n/gm)].map((m) => ({
+    id: m[1] as string,
+    title: JSON.parse(m[2] as string).data.record.title as string,
+  }));
+
+// No test waits on the clock: a stream is read until what the test needs has arrived, and "nothing else came"
+// is shown by a marker written last arriving right behind what was expected (a stream keeps commit order).
 describe('the event stream', () => {
   it('E1: a reader that reconnects with Last-Event-ID gets every event it missed, in order, and nothing older', async () => {
     const first = await open(s.url, ann);
     expect(first.status).toBe(200);
     expect(first.headers['content-type']).toContain('text/event-stream');
     await create(ann, 'before');
-    expect(await until(() => first.events().length === 1)).toBe(true);
+    await first.until(() => first.events().length === 1);
     const last = first.events()[0]?.id as string;
     first.close();
     await first.ended;
     const made: string[] = [];
     for (let i = 0; i < 100; i++) made.push((await create(ann, `missed ${i}`)).body.id);
     const again = await open(s.url, { ...ann, 'last-event-id': last });
-    expect(await until(() => again.events().length >= 100)).toBe(true);
-    await new Promise((ok) => setTimeout(ok, 300));
+    await again.until(() => again.events().length >= 100);
+    made.push((await create(ann, 'marker')).body.id);
+    await again.until(() => again.events().length >= 101);
     const got = again.events();
-    expect(got.map((e) => (e.data.data.record as { id: string }).id)).toEqual(made);
+    expect(recordIds(got)).toEqual(made);
     expect(got.every((e) => e.event === 'Ticket.created' && e.id > last)).toBe(true);
     again.close();
 
     // The same resume through the query, for clients that cannot set headers.
     const byQuery = await open(s.url, ann, `/events/stream?lastEventId=${got[97]?.id}`);
-    expect(await until(() => byQuery.events().length >= 2)).toBe(true);
-    await new Promise((ok) => setTimeout(ok, 200));
-    expect(byQuery.events().map((e) => e.id)).toEqual(got.slice(98).map((e) => e.id));
+    await byQuery.until(() => byQuery.events().length >= 3);
+    const marker = (await create(ann, 'second marker')).body.id;
+    await byQuery.until(() => byQuery.events().length >= 4);
+    expect(byQuery.events().map((e) => e.id)).toEqual([...got.slice(98).map((e) => e.id), expect.any(String)]);
+    expect(recordIds(byQuery.events()).at(-1)).toBe(marker);
     byQuery.close();
 
     // A malformed id, and a well-formed one of no event: a catalogued 400, never a 500.
@@ -137,7 +276,9 @@ describe('the event stream', () => {
 
   it('E2: an idle stream carries a heartbeat comment at the configured interval', async () => {
     const idle = await open(s.url, ann);
-    expect(await until(() => (idle.text().match(/^: heartbeat$/gm) ?? []).length >= 2, 2000)).toBe(true);
+    // Three at 200 ms come at once; at the 15 s default they could not come within the test's 30 s timeout.
+    await idle.until(() => heartbeats(idle.text()) >= 3);
+    expect(idle.events()).toEqual([]);
     idle.close();
   });
 
@@ -146,24 +287,31 @@ describe('the event stream', () => {
     const bobStream = await open(s.url, bob);
     await create(bob, 'bob only');
     await create(ann, 'ann only');
-    expect(await until(() => annStream.events().length === 1 && bobStream.events().length === 1)).toBe(true);
-    await new Promise((ok) => setTimeout(ok, 300));
-    expect(annStream.events().map((e) => (e.data.data.record as { title: string }).title)).toEqual(['ann only']);
-    expect(bobStream.events().map((e) => (e.data.data.record as { title: string }).title)).toEqual(['bob only']);
+    await create(bob, 'bob marker');
+    await create(ann, 'ann marker');
+    await annStream.until(() => annStream.events().length >= 2);
+    await bobStream.until(() => bobStream.events().length >= 2);
+    expect(titles(annStream.events())).toEqual(['ann only', 'ann marker']);
+    expect(titles(bobStream.events())).toEqual(['bob only', 'bob marker']);
     annStream.close();
     bobStream.close();
 
     const updates = await open(s.url, ann, '/events/stream?type=Ticket.updated');
     const everything = await open(s.url, ann);
     const made = await create(ann, 'to rename');
-    expect(
-      (await call(s.url, 'PATCH', `/tickets/${made.body.id}`, { json: { title: 'renamed' }, headers: ann })).status,
-    ).toBe(200);
-    expect(await until(() => everything.events().length === 2)).toBe(true);
-    await new Promise((ok) => setTimeout(ok, 200));
-    expect(everything.events().map((e) => e.event)).toEqual(['Ticket.created', 'Ticket.updated']);
-    expect(updates.events().map((e) => e.event)).toEqual(['Ticket.updated']);
-    expect(updates.events()[0]?.id).toBe(everything.events()[1]?.id);
+    for (const title of ['renamed', 'renamed again']) {
+      const patched = await call(s.url, 'PATCH', `/tickets/${made.body.id}`, { json: { title }, headers: ann });
+      expect(patched.status).toBe(200);
+    }
+    await everything.until(() => everything.events().length >= 3);
+    await updates.until(() => updates.events().length >= 2);
+    expect(everything.events().map((e) => e.event)).toEqual(['Ticket.created', 'Ticket.updated', 'Ticket.updated']);
+    expect(updates.events().map((e) => e.id)).toEqual(
+      everything
+        .events()
+        .slice(1)
+        .map((e) => e.id),
+    );
     updates.close();
     everything.close();
 
@@ -174,60 +322,55 @@ describe('the event stream', () => {
   });
 
   it('E4: a reader that never reads is disconnected after a bounded buffer; it can resume', async () => {
-    // The server's side of the stream: what it holds unsent, sampled while the events are written.
-    let response: ServerResponse | undefined;
-    const streams: ServerResponse[] = [];
-    const watch = (req: IncomingMessage, res: ServerResponse) => {
-      if (req.url === '/events/stream' && req.headers['x-watch'] === 'e4') response = res;
-      if (req.url?.startsWith('/events/stream')) streams.push(res);
-    };
-    s.app.server.on('request', watch);
-    let mostUnsent = 0;
-    let mostCloseListeners = 0;
-    const sampler = setInterval(() => {
-      mostUnsent = Math.max(mostUnsent, response?.writableLength ?? 0);
-      for (const res of streams) mostCloseListeners = Math.max(mostCloseListeners, res.listenerCount('close'));
-    }, 5);
-    const socket = connect(Number(new URL(s.url).port), '127.0.0.1');
-    await new Promise((ok) => socket.once('connect', ok));
-    socket.write(`GET /events/stream HTTP/1.1\r\nhost: x\r\nx-watch: e4\r\nx-api-key: ${ann['x-api-key']}\r\n\r\n`);
-    socket.pause();
-    await new Promise((ok) => setTimeout(ok, 300));
-    const blob = 'x'.repeat(150_000);
-    // About 30 MB of events for a reader that reads nothing.
-    for (let i = 0; i < 200; i++) expect((await create(ann, `big ${i}`, blob)).status).toBe(201);
-    await new Promise((ok) => setTimeout(ok, 500));
-    let received = 0;
-    let text = '';
-    socket.on('data', (chunk: Buffer) => {
-      received += chunk.length;
-      text += chunk.toString('latin1');
-    });
-    const closed = new Promise((ok) => socket.once('close', ok));
-    socket.resume();
-    expect(await Promise.race([closed.then(() => true), new Promise((ok) => setTimeout(() => ok(false), 5000))])).toBe(
-      true,
+    // Reader A is there as the events are written: they go in until its stream holds more than the buffer
+    // unsent (its socket's kernel buffers are full by then), which sizes the backlog for reader B.
+    const watcher = await open(s.url, ann);
+    await create(ann, 'start');
+    await watcher.until(() => watcher.events().length === 1);
+    watcher.close();
+    const a = await stalledReader('stalled-a');
+    let created = await fillUntilOver(a.server, 0);
+    // Reader B comes later, from before the first of them, with 2 MB more behind: a stream that read on
+    // past its buffer would now hold far more than the bound below.
+    for (const end = created + 10; created < end; created++) {
+      expect((await create(ann, `big ${created}`, BLOB)).status).toBe(201);
+    }
+    const b = await stalledReader('stalled-b', watcher.events()[0]?.id);
+    created = await fillUntilOver(b.server, created);
+
+    for (const reader of [a, b]) {
+      // The server cuts the reader off, having held at most its buffer and one page read from the outbox.
+      await awaiting(reader.server.closed, 'the server to cut off a reader that does not read');
+      expect(reader.server.drainWaits).toBeGreaterThan(0);
+      expect(reader.server.mostUnsent).toBeGreaterThan(STREAM_BUFFER_BYTES);
+      expect(reader.server.mostUnsent).toBeLessThan(STREAM_BUFFER_BYTES + PAGE_BYTES + BLOB.length + 2048);
+    }
+    // The reader got what the buffers held before the cut: some events whole, not all of them.
+    const whole = wholeEvents(await b.readAll());
+    const gotByA = wholeEvents(await a.readAll());
+    for (const got of [whole, gotByA]) {
+      expect(got.length).toBeGreaterThan(0);
+      expect(got.length).toBeLessThan(created);
+    }
+    // It resumes after the last event it got whole, and gets exactly the rest, in order.
+    const rest = await open(s.url, { ...ann, 'last-event-id': whole.at(-1)?.id as string });
+    await rest.until(() => rest.events().length >= created - whole.length);
+    expect([...whole.map((e) => e.title), ...titles(rest.events())]).toEqual(
+      Array.from({ length: created }, (_, i) => `big ${i}`),
     );
-    expect(response).toBeDefined();
-    // The server held at most its 1 MiB buffer plus one page read from the outbox (256 KiB, or one event).
-    expect(mostUnsent).toBeGreaterThan(0);
-    expect(mostUnsent).toBeLessThan(1.5 * 1024 * 1024);
-    // What reached the reader is the bounded buffer plus what the kernel held, far from all 30 MB.
-    expect(received).toBeLessThan(12 * 1024 * 1024);
-    // It resumes after the last event it got whole, and gets the rest, up to the last one written.
-    const ids = [...text.matchAll(/^id: (evt_\w+)\nevent: Ticket.created\ndata: .*\n\n/gm)].map((m) => m[1]);
-    expect(ids.length).toBeGreaterThan(0);
-    expect(ids.length).toBeLessThan(200);
-    const rest = await open(s.url, { ...ann, 'last-event-id': ids.at(-1) as string });
-    expect(await until(() => rest.events().length === 200 - ids.length, 8000)).toBe(true);
-    const lastRecord = rest.events().at(-1)?.data.data.record as { title: string } | undefined;
-    expect(lastRecord?.title).toBe('big 199');
     rest.close();
-    clearInterval(sampler);
-    s.app.server.off('request', watch);
-    // Every wait for a reader to drain cleaned up after itself (the reader catching up waited many times).
-    expect(streams).toHaveLength(2);
-    expect(mostCloseListeners).toBeLessThan(5);
+    await rest.server().closed;
+
+    // A wait for a reader to drain leaves no listener behind: once ended, a stream that waited holds the same
+    // listeners as one that never had anything to send.
+    const idle = await open(s.url, ann);
+    idle.close();
+    await idle.server().closed;
+    for (const ended of [a.server, b.server, rest.server()]) {
+      for (const event of ['close', 'drain']) {
+        expect(ended.res.listenerCount(event), event).toBe(idle.server().res.listenerCount(event));
+      }
+    }
   });
 
   it('E5: a caller may hold a bounded number of streams; 429 too_many_streams beyond, freed when one closes', async () => {
@@ -240,27 +383,30 @@ describe('the event stream', () => {
     const other = await open(s.url, bob);
     expect(other.status).toBe(200);
     a.close();
-    await until(() => false, 200);
+    await a.server().closed;
     const c = await open(s.url, ann);
     expect(c.status).toBe(200);
     for (const x of [b, c, other]) x.close();
-    await until(() => false, 200);
+    await Promise.all([b, c, other].map((x) => x.server().closed));
 
     // Requests that go away before their stream starts hold no place.
     for (let i = 0; i < 4; i++) {
+      const gone = new Promise((ok) => s.app.server.once('connection', (conn: Socket) => conn.once('close', ok)));
       const socket = connect(Number(new URL(s.url).port), '127.0.0.1');
       await new Promise((ok) => socket.once('connect', ok));
       socket.end(`GET /events/stream HTTP/1.1\r\nhost: x\r\nx-api-key: ${ann['x-api-key']}\r\n\r\n`);
       socket.destroy();
+      await gone;
     }
-    await until(() => false, 300);
     const afterAborts = [await open(s.url, ann), await open(s.url, ann)];
     expect(afterAborts.map((x) => x.status)).toEqual([200, 200]);
     for (const x of afterAborts) x.close();
+    await Promise.all(afterAborts.map((x) => x.server().closed));
   });
 
   it('E5: anonymous callers are counted by address; the process cap holds over all callers', async () => {
     const served = await servePlan(planOf(OPEN_SPEC));
+    watchStreams(served);
     try {
       const first = await open(served.url, {}, '/events/stream', '127.0.0.1');
       expect(first.status).toBe(200);
@@ -274,7 +420,7 @@ describe('the event stream', () => {
       expect(third.text()).toContain('too_many_streams');
       expect(third.headers['retry-after']).toBe('5');
       first.close();
-      await until(() => false, 200);
+      await first.server().closed;
       const again = await open(served.url, {}, '/events/stream', '127.0.0.3');
       expect(again.status).toBe(200);
       second.close();
@@ -288,10 +434,12 @@ describe('the event stream', () => {
     const issued = await issueApiKey(s.store, { subject: 'cat', roles: ['agent'] });
     const stream = await open(s.url, { 'x-api-key': issued.key });
     expect(stream.status).toBe(200);
-    const started = Date.now();
+    const before = stream.text().length;
     await s.store.apiKeys.revoke(issued.record.id, new Date());
-    await stream.ended;
-    expect(Date.now() - started).toBeLessThan(2000);
+    await awaiting(stream.ended, 'the stream of a revoked key to end');
+    // Timed by the stream's own heartbeat (200 ms), not the wall clock, which a loaded machine stretches: the
+    // recheck (300 ms) ends it within two heartbeats, a third allowed for the check's read of the key.
+    expect(heartbeats(stream.text().slice(before))).toBeLessThanOrEqual(3);
     expect(stream.text()).toContain('event: error');
     expect((await call(s.url, 'GET', '/events/stream', { headers: { 'x-api-key': issued.key } })).status).toBe(401);
   });

@@ -4,7 +4,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueApiKey } from '../src/parts/auth/keys.ts';
 import { call, planOf, type Served, servePlan, TICKET_KEY_AUTH } from './helpers/serve-spec.ts';
-import { eventually } from './helpers/serve-states.ts';
+import { waitFor } from './helpers/wait-for.ts';
 
 // Webhooks end to end: a receiver on loopback (the spec allows private targets, as tests need), deliveries
 // verified with the standardwebhooks package.
@@ -57,8 +57,8 @@ const receiver = async () => {
   return { got, answers, url, close: () => new Promise<void>((ok) => server.close(() => ok())) };
 };
 
-/** Polls a condition every 20 ms, for up to `ms`. */
-const until = (check: () => boolean, ms = 5000) => eventually(check, ms, 20);
+/** Waits until the receiver has got what `check` asks for. */
+const until = (check: () => boolean) => waitFor(check, () => `the receiver to get more; it has ${r.got.length}`);
 
 let s: Served;
 let ann: Record<string, string>;
@@ -93,7 +93,7 @@ describe('webhooks', () => {
     const t = await call(s.url, 'POST', '/tickets', { json: { title: 'printer' }, headers: ann });
     await call(s.url, 'POST', '/tickets', { json: { title: 'not ann’s' }, headers: bob });
     await call(s.url, 'POST', `/tickets/${t.body.id}/close`, { headers: ann });
-    expect(await until(() => r.got.length >= 2)).toBe(true);
+    await until(() => r.got.length >= 2);
     await new Promise((ok) => setTimeout(ok, 200));
     const wh = new Webhook(endpoint.secret);
     const types = r.got.map((g) => {
@@ -113,7 +113,7 @@ describe('webhooks', () => {
     r.got.length = 0;
     r.answers.push(500, 429);
     const t = await call(s.url, 'POST', '/tickets', { json: { title: 'retry me' }, headers: ann });
-    expect(await until(() => r.got.length >= 3)).toBe(true);
+    await until(() => r.got.length >= 3);
     const ids = new Set(r.got.slice(0, 3).map((g) => g.headers['webhook-id']));
     expect(ids.size).toBe(1);
     const log = await call(s.url, 'GET', `/webhook-endpoints/${endpoint.id}/deliveries`, { headers: ann });
@@ -126,10 +126,16 @@ describe('webhooks', () => {
   it('a 410 disables the endpoint, and its owner sees why; re-enabling works', async () => {
     r.answers.push(410);
     await call(s.url, 'POST', '/tickets', { json: { title: 'gone' }, headers: ann });
-    expect(await until(() => r.got.some((g) => g.body.includes('"gone"')))).toBe(true);
-    await until(() => false, 200);
-    const ep = await call(s.url, 'GET', `/webhook-endpoints/${endpoint.id}`, { headers: ann });
-    expect(ep.body.disabled).toBe(true);
+    await until(() => r.got.some((g) => g.body.includes('"gone"')));
+    // The 410 is recorded once the receiver's answer is read: wait for that, not for a while.
+    let ep = await call(s.url, 'GET', `/webhook-endpoints/${endpoint.id}`, { headers: ann });
+    await waitFor(
+      async () => {
+        ep = await call(s.url, 'GET', `/webhook-endpoints/${endpoint.id}`, { headers: ann });
+        return ep.body.disabled === true;
+      },
+      () => `the endpoint to be disabled: ${ep.text}`,
+    );
     expect(ep.body.disabledReason).toContain('410');
     const back = await call(s.url, 'PATCH', `/webhook-endpoints/${endpoint.id}`, {
       json: { disabled: false },
@@ -143,7 +149,7 @@ describe('webhooks', () => {
     expect(rotated.body.secret).toMatch(/^whsec_/);
     r.got.length = 0;
     await call(s.url, 'POST', '/tickets', { json: { title: 'rotated' }, headers: ann });
-    expect(await until(() => r.got.length >= 1)).toBe(true);
+    await until(() => r.got.length >= 1);
     const g = r.got[0] as Received;
     expect(String(g.headers['webhook-signature']).split(' ')).toHaveLength(2);
     const headers = {

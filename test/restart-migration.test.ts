@@ -6,6 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { StoreError } from '../src/storage/index.ts';
 import { SqliteStore } from '../src/storage/sqlite/sqlite-store.ts';
 import { call, planOf, serveSpec, tempDbPath } from './helpers/serve-spec.ts';
+import { waitFor } from './helpers/wait-for.ts';
 
 const spec = (fields: string) => `
 ninefold: 1
@@ -124,12 +125,15 @@ describe('SIGTERM during a burst of writes', () => {
       }
     };
     const writers = [0, 1, 2, 3].map(writer);
-    await new Promise((r) => setTimeout(r, 400));
+    // The burst is under way (a loaded machine may take far longer than usual to answer the first ones).
+    await waitFor(
+      () => created.length >= 20,
+      () => `20 answered writes; ${created.length} so far`,
+    );
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
     stop = true;
     await Promise.all(writers);
-    expect(created.length).toBeGreaterThan(0);
 
     const db = new Database(dbPath, { readonly: true });
     try {

@@ -6,8 +6,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { checkSource } from '../src/spec/check.ts';
 import { parseSpecText } from '../src/spec/load.ts';
 import { SqliteStore } from '../src/storage/index.ts';
-import { call, type Served, tempDbPath } from './helpers/serve-spec.ts';
-import { eventually, historyOf, serveStates } from './helpers/serve-states.ts';
+import { call, planOf, type Served, tempDbPath } from './helpers/serve-spec.ts';
+import { historyOf, serveStates } from './helpers/serve-states.ts';
+import { testClock } from './helpers/test-clock.ts';
+import { awaiting, waitFor } from './helpers/wait-for.ts';
 
 // Timed transitions: `after: 1s` fires by itself, is cancelled by a manual transition, survives a restart,
 // and fires once when two processes share one database file.
@@ -29,15 +31,16 @@ endpoints:
   Hold: { operations: [list, get, create], path: /holds }
 `;
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const open: Served[] = [];
 const children: ChildProcess[] = [];
 afterAll(async () => {
   for (const child of children) if (child.exitCode === null) child.kill('SIGTERM');
   for (const s of open) await s.close().catch(() => undefined);
 });
-const serve = async (dbPath?: string) => {
-  const s = await serveStates(SPEC, { timerPollMs: 100, ...(dbPath ? { dbPath } : {}) });
+type Clock = ReturnType<typeof testClock>;
+/** A server on the test's clock, whose timer worker looks for due timers every 5 ms. */
+const serve = async (clock: Clock, dbPath?: string) => {
+  const s = await serveStates(SPEC, { timerPollMs: 5, now: clock.now, ...(dbPath ? { dbPath } : {}) });
   open.push(s);
   return s;
 };
@@ -48,7 +51,24 @@ const newHold = async (url: string, title: string) => {
   return r.body.id as string;
 };
 const stateOf = async (url: string, id: string) => (await call(url, 'GET', `/holds/${id}`)).body.status;
+/** Polls the holds over HTTP, one at a time, until every one is in `state`. */
+const allIn = (url: string, ids: string[], state: string) => {
+  let last = '';
+  return waitFor(
+    async () => {
+      for (const id of ids) {
+        last = `${id} is ${await stateOf(url, id)}`;
+        if (!last.endsWith(` ${state}`)) return false;
+      }
+      return true;
+    },
+    () => `every hold to be ${state}; last seen: ${last}`,
+  );
+};
+/** Resolves once the timer worker has made a whole pass at the clock's current time (see testClock). */
+const aWholePass = (clock: Clock) => awaiting(clock.reads(2), 'the timer worker to look at the clock');
 
+// The clock is the test's: it jumps over the delay, and the test waits for what the worker does, never sleeps.
 describe('after: 1s', () => {
   it('a short duration like 1s passes the checker', () => {
     const checked = checkSource({ ...parseSpecText(SPEC, 'inline.yaml'), dir: process.cwd() });
@@ -56,56 +76,60 @@ describe('after: 1s', () => {
   });
 
   it('the record takes the timed transition by itself once the delay is over, and only then', async () => {
-    const s = await serve();
-    const created = Date.now();
+    const clock = testClock();
+    const s = await serve(clock);
     const id = await newHold(s.url, 'a');
-    await sleep(500);
+    clock.advance(999);
+    await aWholePass(clock);
     expect(await stateOf(s.url, id)).toBe('held');
-    expect(await eventually(async () => (await stateOf(s.url, id)) === 'expired', 3000)).toBe(true);
-    expect(Date.now() - created).toBeGreaterThanOrEqual(1000);
+    clock.advance(1);
+    await allIn(s.url, [id], 'expired');
     const history = await historyOf(s.url, `/holds/${id}`);
     expect(history).toEqual([
-      { transition: 'expire', from: 'held', to: 'expired', at: expect.any(String), input: {}, actor: 'system' },
+      { transition: 'expire', from: 'held', to: 'expired', at: clock.iso(1000), input: {}, actor: 'system' },
     ]);
-    expect(Date.parse(history[0]?.at ?? '') - created).toBeGreaterThanOrEqual(900);
     expect(s.countRows('_ninefold_timers')).toBe(0);
   });
 
   it('a transition taken by hand before the delay cancels the timer', async () => {
-    const s = await serve();
+    const clock = testClock();
+    const s = await serve(clock);
     const id = await newHold(s.url, 'b');
     const released = await call(s.url, 'POST', `/holds/${id}/release`);
     expect(released.status).toBe(200);
     expect(released.body.status).toBe('released');
     expect(s.countRows('_ninefold_timers')).toBe(0);
-    await sleep(1600);
+    clock.advance(1600);
+    await aWholePass(clock);
     expect(await stateOf(s.url, id)).toBe('released');
     expect((await historyOf(s.url, `/holds/${id}`)).map((h) => h.transition)).toEqual(['release']);
   });
 
   it('survives a restart: timers overdue while the server was down fire when a new server starts', async () => {
-    const first = await serve();
+    const clock = testClock();
+    const first = await serve(clock);
     const ids = [await newHold(first.url, 'c1'), await newHold(first.url, 'c2'), await newHold(first.url, 'c3')];
     await first.close();
     open.splice(open.indexOf(first), 1);
-    await sleep(1300);
-    const second = await serve(first.dbPath);
-    expect(
-      await eventually(async () => {
-        for (const id of ids) if ((await stateOf(second.url, id)) !== 'expired') return false;
-        return true;
-      }, 3000),
-    ).toBe(true);
+    clock.advance(1300);
+    const second = await serve(clock, first.dbPath);
+    await allIn(second.url, ids, 'expired');
     for (const id of ids) {
-      expect((await historyOf(second.url, `/holds/${id}`)).map((h) => h.transition)).toEqual(['expire']);
+      const history = await historyOf(second.url, `/holds/${id}`);
+      expect(history.map((h) => [h.transition, h.at])).toEqual([['expire', clock.iso(1300)]]);
     }
     expect(second.countRows('_ninefold_timers')).toBe(0);
   });
 });
 
+interface Started {
+  readonly url: string;
+  readonly child: ChildProcess;
+}
+
 /** Starts `ninefold serve` in its own process and resolves with the URL it prints. */
 const startCli = (specFile: string, dbPath: string) =>
-  new Promise<{ url: string; child: ChildProcess }>((resolve, reject) => {
+  new Promise<Started>((resolve, reject) => {
     const child = spawn(
       process.execPath,
       ['bin/ninefold.js', 'serve', specFile, '--db', dbPath, '--port', '0', '--log-level', 'error'],
@@ -114,14 +138,10 @@ const startCli = (specFile: string, dbPath: string) =>
     children.push(child);
     let out = '';
     let err = '';
-    const timer = setTimeout(() => reject(new Error(`serve did not start:\n${out}${err}`)), 20_000);
     child.stdout?.on('data', (chunk) => {
       out += chunk;
       const url = /serving at (http:\/\/\S+)/.exec(out)?.[1];
-      if (url) {
-        clearTimeout(timer);
-        resolve({ url, child });
-      }
+      if (url) resolve({ url, child });
     });
     child.stderr?.on('data', (chunk) => {
       err += chunk;
@@ -141,19 +161,19 @@ describe('two processes on one database file', () => {
     const dbPath = tempDbPath();
     const specFile = join(dirname(dbPath), 'service.yaml');
     writeFileSync(specFile, SPEC);
-    // One after the other, so the second finds the schema the first migrated.
-    const a = await startCli(specFile, dbPath);
-    const b = await startCli(specFile, dbPath);
+    // The schema is made first, so the two can start side by side (each is seconds of CPU on a loaded machine).
+    const store = new SqliteStore({ path: dbPath });
+    await store.migrate(planOf(SPEC), { allowDataLoss: false });
+    await store.close();
+    const [a, b] = await awaiting(
+      Promise.all([startCli(specFile, dbPath), startCli(specFile, dbPath)]),
+      'two ninefold serve processes to start',
+    );
     const ids: string[] = [];
     for (let i = 0; i < 20; i++) ids.push(await newHold(i % 2 ? b.url : a.url, `d${i}`));
 
-    await sleep(3000);
-    expect(
-      await eventually(async () => {
-        for (const id of ids) if ((await stateOf(a.url, id)) !== 'expired') return false;
-        return true;
-      }, 3000),
-    ).toBe(true);
+    // Real processes on the real clock: the timers fall due a second after their holds were made.
+    await allIn(a.url, ids, 'expired');
     for (const id of ids) {
       const history = await historyOf(b.url, `/holds/${id}`);
       expect(

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueApiKey } from '../src/parts/auth/keys.ts';
 import { call, planOf, type Served, servePlan } from './helpers/serve-spec.ts';
-import { eventually } from './helpers/serve-states.ts';
+import { waitFor } from './helpers/wait-for.ts';
 import { type DeliveryView, deliveriesOf, outcome, registerEndpoint, settleDeliveries } from './helpers/webhook-api.ts';
 import { type Hit, receiverPool } from './helpers/webhook-receiver.ts';
 
@@ -81,16 +81,19 @@ describe('W1–W7 over HTTP', () => {
     const key = await member(s.store, 'w2');
     const slow = await receiver();
     const fast = await receiver();
-    slow.respond = (_body, i) => (i < 10 ? { status: 200, delayMs: 3000 } : undefined);
+    // The first attempt of each delivery hangs far past the 1 s timeout; its retry is answered at once. (Per
+    // delivery, not "the first ten calls": notes made slowly let a retry come before the tenth first attempt.)
+    const tried = new Set<string>();
+    slow.respond = (body) => {
+      const id = JSON.parse(body).id as string;
+      if (tried.has(id)) return undefined;
+      tried.add(id);
+      return { status: 200, delayMs: 10_000 };
+    };
     const slowEp = await registerEndpoint(s.url, key, { url: slow.url });
     await registerEndpoint(s.url, key, { url: fast.url });
-    for (let i = 0; i < 10; i++) await createNote(s.url, key, `w2 ${i}`);
-    expect(await eventually(async () => fast.hits.length === 10, 3000, 10)).toBe(true);
-    // The fast endpoint got all ten before the slow one's first attempt timed out.
-    expect(Math.max(...fast.hits.map((h) => h.at))).toBeLessThan(Math.min(...slow.hits.map((h) => h.at)) + 1000);
-    expect(slow.hits.length).toBeGreaterThan(0);
-    expect(slow.hits.length).toBeLessThanOrEqual(8);
-    expect(slow.hits.every((h) => h.answeredAt === undefined)).toBe(true);
+    // Made at once: how fast ten notes are made one by one depends on the machine's load.
+    await Promise.all(Array.from({ length: 10 }, (_, i) => createNote(s.url, key, `w2 ${i}`)));
     const ds = await settle(
       s.url,
       slowEp.id,
@@ -99,10 +102,22 @@ describe('W1–W7 over HTTP', () => {
     );
     for (const d of ds) {
       expect(d.log.map(outcome)).toEqual(['timeout', 200]);
+      // Cut by the timeout, long before the receiver would have answered (a loaded machine may fire it late).
       expect(d.log[0]?.durationMs).toBeGreaterThanOrEqual(990);
-      expect(d.log[0]?.durationMs).toBeLessThan(1600);
+      expect(d.log[0]?.durationMs).toBeLessThan(5000);
     }
+    // Another endpoint is not delayed: every note reached the fast receiver before the slow one gave up its
+    // first attempt (an endpoint that waited for the slow one's places would get some only after that).
     expect(fast.hits).toHaveLength(10);
+    const firstGivenUp = Math.min(...slow.hits.map((h) => h.closedAt ?? Number.POSITIVE_INFINITY));
+    expect(Math.max(...fast.hits.map((h) => h.at))).toBeLessThan(firstGivenUp);
+    // At most 8 attempts at once to one endpoint, by the worker's own log (start, and how long each took).
+    const spans = ds.flatMap((d) =>
+      d.log.map((a) => ({ from: Date.parse(a.at), to: Date.parse(a.at) + a.durationMs })),
+    );
+    // `at` is whole milliseconds: 2 ms of slack, so an attempt that starts as another ends is not counted twice.
+    const atOnce = spans.map(({ from }) => spans.filter((x) => x.from <= from && from < x.to - 2).length);
+    expect(Math.max(...atOnce)).toBeLessThanOrEqual(8);
   });
 
   it('W3 500, 503 and 3xx are failures and retried; a redirect is never followed (the canary gets 0 connections)', async () => {
@@ -144,13 +159,7 @@ describe('W1–W7 over HTTP', () => {
     expect(Date.parse(shown.body.disabledAt)).toBeGreaterThan(Date.now() - 5000);
     await createNote(s.url, key, 'w4 third');
     // The pending retry comes due and is given up, not sent.
-    const ds = await settle(
-      s.url,
-      ep.id,
-      key,
-      (all) => all.length === 2 && all.every((d) => d.state === 'failed'),
-      3000,
-    );
+    const ds = await settle(s.url, ep.id, key, (all) => all.length === 2 && all.every((d) => d.state === 'failed'));
     await sleep(300);
     expect(r.hits.map((h) => JSON.parse(h.body).data.record.title)).toEqual(['w4 first', 'w4 second']);
     expect(ds.map((d) => d.log.map(outcome))).toEqual([[503, 'endpoint disabled'], [410]]);
@@ -214,7 +223,7 @@ describe('W1–W7 over HTTP', () => {
     const before = process.memoryUsage();
     await createNote(s.url, key, 'w6 huge');
     const [d] = await settle(s.url, ep.id, key, (ds) => ds[0]?.state === 'delivered');
-    expect(await eventually(async () => r.hits[0]?.closedAt !== undefined, 2000)).toBe(true);
+    await waitFor(() => r.hits[0]?.closedAt !== undefined, 'the huge answer to be closed');
     const after = process.memoryUsage();
     expect(d?.log.map(outcome)).toEqual([200]);
     expect(d?.log[0]?.durationMs).toBeLessThan(1000);

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueApiKey } from '../src/parts/auth/keys.ts';
 import { newWebhookSecret } from '../src/parts/events/signing.ts';
 import { call, planOf, type Served, servePlan } from './helpers/serve-spec.ts';
-import { eventually } from './helpers/serve-states.ts';
+import { waitFor } from './helpers/wait-for.ts';
 import { deliveriesOf, outcome, registerEndpoint, verifyHit } from './helpers/webhook-api.ts';
 import { type Canary, receiverPool, startCanary } from './helpers/webhook-receiver.ts';
 
@@ -64,7 +64,10 @@ describe('the 50-way race', () => {
         expect(answers.filter((x) => x.status === 409)).toHaveLength(49);
         expect(outbox.all(id)).toEqual(['Request.created', 'Request.approved']);
       }
-      expect(await eventually(async () => a.hits.length >= 3 && b.hits.length >= 3, 5000, 20)).toBe(true);
+      await waitFor(
+        () => a.hits.length >= 3 && b.hits.length >= 3,
+        () => `3 hits each; ${a.hits.length}, ${b.hits.length}`,
+      );
       await sleep(400);
       for (const [r, ep] of [
         [a, epA],
@@ -138,13 +141,19 @@ describe('callbacks', () => {
       expect(made.status).toBe(201);
       const silent = await call(s.url, 'POST', '/orders', { json: { item: 'no hook' }, headers: member });
       expect(silent.status).toBe(201);
-      expect(await eventually(async () => r.hits.length >= 2, 5000, 20)).toBe(true);
+      await waitFor(
+        () => r.hits.length >= 2,
+        () => `2 hits; ${r.hits.length}`,
+      );
       const patched = await call(s.url, 'PATCH', `/orders/${made.body.id}`, { json: { cost: 1200 }, headers: admin });
       expect(patched.status).toBe(200);
       expect((await call(s.url, 'POST', `/orders/${made.body.id}/ship`, { json: {}, headers: member })).status).toBe(
         200,
       );
-      expect(await eventually(async () => r.hits.length >= 4, 5000, 20)).toBe(true);
+      await waitFor(
+        () => r.hits.length >= 4,
+        () => `4 hits; ${r.hits.length}`,
+      );
       await sleep(300);
 
       expect((await call(s.url, 'GET', '/_ninefold/callbacks', { headers: member })).status).toBe(403);
@@ -193,7 +202,7 @@ describe('callbacks', () => {
       const { member, admin } = await keys(s);
       const r = await receiver();
       await call(s.url, 'POST', '/orders', { json: { item: 'env', callbackUrl: r.url }, headers: member });
-      expect(await eventually(async () => r.hits.length >= 1, 5000, 20)).toBe(true);
+      await waitFor(() => r.hits.length >= 1, 'a hit');
       expect(verifyHit(secret, r.hits[0] as (typeof r.hits)[number]).type).toBe('Order.created');
       expect((await call(s.url, 'GET', '/_ninefold/callbacks', { headers: admin })).body.data[0].secret).toBe(secret);
     } finally {
@@ -271,7 +280,7 @@ describe('callbacks', () => {
       });
       expect(made.status).toBe(201);
       let log: Array<string | number | undefined> = [];
-      const done = await eventually(
+      await waitFor(
         async () => {
           const shown = await call(s.url, 'GET', '/_ninefold/callbacks', { headers: admin });
           const d = (shown.body.data[0].deliveries as Array<{ url: string; state: string; log: [] }>).find(
@@ -280,10 +289,8 @@ describe('callbacks', () => {
           log = d?.log.map(outcome) ?? [];
           return d?.state === 'failed';
         },
-        5000,
-        20,
+        () => `the callback delivery to fail; log ${log}`,
       );
-      expect(done, String(log)).toBe(true);
       expect(log).toEqual(Array(3).fill('blocked_destination'));
       expect(canary.connections).toBe(0);
     });

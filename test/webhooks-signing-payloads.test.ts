@@ -4,7 +4,7 @@ import { createReplayGuard, verifyWebhook, WebhookVerificationError } from '../s
 import { issueApiKey } from '../src/parts/auth/keys.ts';
 import { newWebhookSecret } from '../src/parts/events/signing.ts';
 import { call, planOf, type Served, servePlan } from './helpers/serve-spec.ts';
-import { eventually } from './helpers/serve-states.ts';
+import { waitFor } from './helpers/wait-for.ts';
 import { registerEndpoint, verifyHit } from './helpers/webhook-api.ts';
 import { type Hit, type Receiver, receiverPool } from './helpers/webhook-receiver.ts';
 
@@ -57,7 +57,11 @@ const create = async (key: Record<string, string>, json: Record<string, unknown>
   return made.body as { id: string; createdAt: string };
 };
 const hitsOf = async (r: Receiver, n: number) => {
-  expect(await eventually(async () => r.hits.length >= n, 5000, 10), `${r.hits.length} of ${n} hits`).toBe(true);
+  await waitFor(
+    () => r.hits.length >= n,
+    () => `${n} hits; ${r.hits.length} so far`,
+    10,
+  );
   return r.hits;
 };
 const sleep = (ms: number) => new Promise((ok) => setTimeout(ok, ms));

@@ -65,7 +65,7 @@ const member = async (subject: string) => ({
   'x-api-key': (await issueApiKey(s.store, { subject, roles: ['member'] })).key,
 });
 const settle = (endpointId: string, key: Record<string, string>, check: (ds: DeliveryView[]) => boolean) =>
-  settleDeliveries(s.url, endpointId, key, check, 5000);
+  settleDeliveries(s.url, endpointId, key, check);
 
 const W11_URLS = [
   'http://127.0.0.1:5432/',

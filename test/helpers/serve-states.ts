@@ -1,7 +1,7 @@
 import { buildPlan } from '../../src/plan/build-plan.ts';
 import type { Plan } from '../../src/plan/types.ts';
 import { checkFile } from '../../src/spec/check.ts';
-import { call, planOf, type Served, servePlan as serveAnyPlan } from './serve-spec.ts';
+import { call, planOf, type Served, type ServeOptions, servePlan as serveAnyPlan } from './serve-spec.ts';
 
 /** Checks a spec file (examples/…); any error diagnostic fails the test loudly. */
 export const planOfFile = async (path: string): Promise<Plan> => {
@@ -14,11 +14,10 @@ export const planOfFile = async (path: string): Promise<Plan> => {
 };
 
 /** Serves a plan with a fast timer poll, so timed transitions show quickly. */
-export const servePlan = (plan: Plan, opts: { dbPath?: string; timerPollMs?: number } = {}): Promise<Served> =>
+export const servePlan = (plan: Plan, opts: ServeOptions = {}): Promise<Served> =>
   serveAnyPlan(plan, { ...opts, timerPollMs: opts.timerPollMs ?? 100 });
 
-export const serveStates = (yaml: string, opts: { dbPath?: string; timerPollMs?: number } = {}) =>
-  servePlan(planOf(yaml), opts);
+export const serveStates = (yaml: string, opts: ServeOptions = {}) => servePlan(planOf(yaml), opts);
 
 /** The record's transition history, oldest first. */
 export const historyOf = async (url: string, path: string) => {
@@ -32,14 +31,4 @@ export const historyOf = async (url: string, path: string) => {
     input: unknown;
     actor: string;
   }>;
-};
-
-/** Polls until `check` holds or the deadline passes; returns whether it held. */
-export const eventually = async (check: () => boolean | Promise<boolean>, timeoutMs: number, everyMs = 50) => {
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until) {
-    if (await check()) return true;
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-  return check();
 };

@@ -1,6 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { call } from './serve-spec.ts';
-import { eventually } from './serve-states.ts';
+import { waitFor } from './wait-for.ts';
 import type { Hit } from './webhook-receiver.ts';
 
 export interface Endpoint {
@@ -48,24 +48,21 @@ export const deliveriesOf = async (
   return (got.body.data as DeliveryView[]).slice().reverse();
 };
 
-/** Waits until the endpoint's deliveries satisfy `check`, then returns them; fails with what it last saw. */
+/** Waits until the endpoint's deliveries satisfy `check`, then returns them; reports what it last saw. */
 export const settleDeliveries = async (
   base: string,
   endpointId: string,
   headers: Record<string, string>,
   check: (ds: DeliveryView[]) => boolean,
-  ms = 8000,
 ): Promise<DeliveryView[]> => {
   let last: DeliveryView[] = [];
-  const held = await eventually(
+  await waitFor(
     async () => {
       last = await deliveriesOf(base, endpointId, headers);
       return check(last);
     },
-    ms,
-    20,
+    () => `deliveries to settle; last seen:\n${JSON.stringify(last, null, 1)}`,
   );
-  if (!held) throw new Error(`deliveries never settled:\n${JSON.stringify(last, null, 1)}`);
   return last;
 };
 
