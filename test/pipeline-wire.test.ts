@@ -7,7 +7,7 @@ import { buildPlan } from '../src/plan/build-plan.ts';
 import { checkSource } from '../src/spec/check.ts';
 import { parseSpecText } from '../src/spec/load.ts';
 import { call, LEAKS, planOf, rawRequest, rawSend, type Served, servePlan, tempDbPath } from './helpers/serve-spec.ts';
-import { eventually } from './helpers/serve-states.ts';
+import { waitFor } from './helpers/wait-for.ts';
 
 // Issue 14 §1–2: one pipeline for every route, and the wire. Each case here failed before the pipeline.
 const SPEC = `
@@ -229,6 +229,7 @@ const SLOW_HANDLERS = `
 export const slow = async (ctx) => {
   await ctx.emit('Note.flagged', { note: 'late' });
   await new Promise((resolve) => { globalThis.__releaseSlow = resolve; });
+  globalThis.__slowDone = true;
   return { ok: true };
 };
 export const watch = async (ctx) => {
@@ -258,7 +259,7 @@ limits:
 describe("the spec's request budget (limits.timeouts.request)", () => {
   let s: Served;
   let dir: string;
-  const g = globalThis as { __releaseSlow?: () => void; __aborted?: boolean };
+  const g = globalThis as { __releaseSlow?: () => void; __aborted?: boolean; __slowDone?: boolean };
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'ninefold-budget-'));
     writeFileSync(join(dir, 'handlers.mjs'), SLOW_HANDLERS);
@@ -274,10 +275,12 @@ describe("the spec's request budget (limits.timeouts.request)", () => {
   it('past its budget a write answers 503 timeout at once; what it did afterwards never commits', async () => {
     const r = await call(s.url, 'POST', '/slow', { json: {} });
     expect([r.status, r.body.code, r.headers.get('retry-after')]).toEqual([503, 'timeout', '1']);
-    expect(await eventually(() => g.__releaseSlow !== undefined, 5_000)).toBe(true);
+    await waitFor(() => g.__releaseSlow !== undefined, 'the slow handler to be waiting');
     g.__releaseSlow?.();
-    // The handler finished after the answer: its event was rolled back with its transaction.
-    await eventually(async () => (await s.store.events.lastSeq()) === 0, 200);
+    // The handler finished after the answer: its event was rolled back with its transaction. A marker request
+    // through the same store proves the slow one has had its turn.
+    await waitFor(() => g.__slowDone === true, 'the slow handler to finish');
+    expect((await call(s.url, 'POST', '/notes', { json: { text: 'marker' } })).status).toBe(201);
     expect(await s.store.events.lastSeq()).toBe(0);
     expect(s.countRows('_ninefold_events')).toBe(0);
   });
@@ -285,7 +288,7 @@ describe("the spec's request budget (limits.timeouts.request)", () => {
   it("a handler can watch the budget through its deadline's AbortSignal", async () => {
     const r = await call(s.url, 'GET', '/watch');
     expect(r.status).toBe(503);
-    expect(await eventually(() => g.__aborted === true, 5_000)).toBe(true);
+    await waitFor(() => g.__aborted === true, "the handler's signal to abort");
   });
 
   it('a request within its budget is served as usual', async () => {
@@ -322,7 +325,7 @@ endpoints:
 
     now = t0 + 24 * 3_600_000 + 60_000; // past 24 h: the sweep at start purges it
     s = await servePlan(plan, { dbPath, now: clock });
-    expect(await eventually(() => s.countRows('_ninefold_idempotency') === 0, 5_000)).toBe(true);
+    await waitFor(() => s.countRows('_ninefold_idempotency') === 0, 'the sweep at start to purge the old key');
     const fresh = await call(s.url, 'POST', '/notes', { json: { text: 'another body' }, headers });
     expect(fresh.status).toBe(201);
     expect(fresh.body.id).not.toBe(first.body.id);
@@ -371,9 +374,10 @@ endpoints:
       expect(ready.body.status).toBe('ready');
       expect(Object.keys(ready.body.workers).sort()).toEqual(['idempotency', 'timers']);
       broken = true;
-      expect(
-        await eventually(async () => (await call(s.url, 'GET', '/readyz')).body.status === 'degraded', 5_000),
-      ).toBe(true);
+      await waitFor(
+        async () => (await call(s.url, 'GET', '/readyz')).body.status === 'degraded',
+        '/readyz to say degraded',
+      );
       const degraded = await call(s.url, 'GET', '/readyz');
       expect(degraded.status).toBe(200);
       expect(degraded.body.workers.timers).toMatchObject({
@@ -384,9 +388,7 @@ endpoints:
       const logged = lines.map((l) => JSON.parse(l)).filter((l) => l.worker === 'timers' && l.level === 50);
       expect(logged.length).toBe(1); // once, not once per poll
       broken = false;
-      expect(await eventually(async () => (await call(s.url, 'GET', '/readyz')).body.status === 'ready', 5_000)).toBe(
-        true,
-      );
+      await waitFor(async () => (await call(s.url, 'GET', '/readyz')).body.status === 'ready', '/readyz to say ready');
       expect(lines.some((l) => l.includes('"worker":"timers"') && l.includes('working again'))).toBe(true);
     } finally {
       await s.close({ remove: true });
