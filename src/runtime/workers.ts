@@ -1,9 +1,22 @@
+import { StoreError } from '../storage/store.js';
+
 /** What a piece of background work tells the server about itself: each run that went well, or what failed. */
 export interface WorkerHealth {
   ok(): void;
   /** `doing` says what was being done, for the log line ("claiming due timers"). */
   failed(error: unknown, doing: string): void;
 }
+
+/** A storage fault is an operating condition, logged as its kind and the database's code; anything else with its stack. */
+const errorFields = (error: unknown): Record<string, unknown> => {
+  if (!(error instanceof StoreError)) return { err: error };
+  const cause = error.cause as { code?: unknown } | undefined;
+  return {
+    storage: error.kind,
+    error: error.message,
+    ...(typeof cause?.code === 'string' ? { code: cause.code } : {}),
+  };
+};
 
 export interface RunningWorker {
   /** Stops taking new work and waits for what is in hand. */
@@ -74,7 +87,10 @@ export const createWorkerRegistry = (log: Log, now: () => number = Date.now) => 
         entry.lastError = `${doing}: ${summary(error)}`;
         if (t - entry.loggedAt >= REPEAT_LOG_MS) {
           entry.loggedAt = t;
-          log.error({ worker: name, err: error, failures: entry.failures }, `${name}: failed while ${doing}`);
+          log.error(
+            { worker: name, ...errorFields(error), failures: entry.failures },
+            `${name}: failed while ${doing}`,
+          );
         }
       },
     };
