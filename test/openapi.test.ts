@@ -47,7 +47,7 @@ describe('OpenAPI document of every example', () => {
       expect(op.operationId, `${method} ${path}`).toMatch(/^[a-z][A-Za-z0-9]*$/);
       const ok = Object.entries(op.responses as Record<string, Json>).find(([s]) => s.startsWith('2'));
       const content = ok?.[1].content as Record<string, Json> | undefined;
-      if (content) expect(content['application/json']?.example, `${method} ${path}`).toBeDefined();
+      for (const media of Object.values(content ?? {})) expect(media.example, `${method} ${path}`).toBeDefined();
     }
   });
 
