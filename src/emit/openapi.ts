@@ -7,12 +7,27 @@ import { eventDocs } from '../parts/events/event-schemas.ts';
 import { callbackAdminApi, eventLogApi } from '../parts/events/log-openapi.ts';
 import { eventWebhooks } from '../parts/events/openapi.ts';
 import { webhookEndpointsApi } from '../parts/events/webhook-endpoints-openapi.ts';
-import { emptyComponents, type OpenApiObject } from '../parts/openapi-model.ts';
+import { emptyComponents, type OpenApiComponents, type OpenApiObject } from '../parts/openapi-model.ts';
 import { purposeInfo } from '../parts/purpose/openapi.ts';
+import { pluralize } from '../parts/resources/naming.ts';
 import { resourceComponents } from '../parts/resources/openapi.ts';
 import { historySchema, statePaths } from '../parts/states/openapi.ts';
 import type { Plan } from '../plan/types.ts';
 import { healthApi } from './health-openapi.ts';
+
+/**
+ * Leaves out the shared responses, examples, parameters and headers nothing refers to: the catalogue has a
+ * response and an example per code, most codes are answers of only some operations (or of none in this plan).
+ */
+const dropUnused = (components: OpenApiComponents, operations: string) => {
+  const prune = (section: 'responses' | 'examples' | 'parameters' | 'headers', text: string) => {
+    for (const name of Object.keys(components[section]))
+      if (!text.includes(`"#/components/${section}/${name}"`)) delete components[section][name];
+  };
+  prune('responses', operations);
+  const referring = `${operations}${JSON.stringify(components.responses)}`;
+  for (const section of ['examples', 'parameters', 'headers'] as const) prune(section, referring);
+};
 
 const BUILT_IN_TAGS = [
   { name: 'Events', description: 'The event log and the event stream.' },
@@ -66,12 +81,16 @@ export const buildOpenApi = (plan: Plan): Record<string, unknown> => {
   const schemes = securitySchemes(plan);
 
   const tags = [
-    ...plan.resources.map((r) => ({ name: r.name, ...(r.description ? { description: r.description } : {}) })),
+    ...plan.resources.map((r) => ({
+      name: r.name,
+      description: r.description ?? `${pluralize(r.name)} and what can be done with them.`,
+    })),
     ...(plan.custom.some((c) => !plan.resources.some((r) => c.path.startsWith(`${r.collectionPath}/`)))
       ? [{ name: 'Custom', description: 'Endpoints served by the service’s own handlers.' }]
       : []),
     ...BUILT_IN_TAGS.filter((t) => builtInOperations.some((o) => (o.operation.tags as string[]).includes(t.name))),
   ];
+  dropUnused(components, JSON.stringify({ paths, webhooks: pushed?.webhooks }));
   return {
     openapi: '3.1.0',
     info: purposeInfo(plan),

@@ -64,6 +64,8 @@ export const eventWebhooks = (plan: Plan, events: readonly EventDoc[]): EventWeb
     webhooks[e.type] = {
       post: {
         operationId: `on${e.words}`,
+        // The service calls the receiver: no credentials of the API; the receiver checks the signature instead.
+        security: [],
         summary: e.summary,
         description: [
           e.description,
