@@ -46,7 +46,12 @@ const examplesOf = (doc: Json): Array<{ at: string; schema: unknown; example: un
     ];
   };
   const walk = (node: unknown, at: string) => {
-    if (Array.isArray(node)) return node.forEach((n, i) => walk(n, `${at}/${i}`));
+    if (Array.isArray(node)) {
+      node.forEach((n, i) => {
+        walk(n, `${at}/${i}`);
+      });
+      return;
+    }
     if (!node || typeof node !== 'object') return;
     const o = node as Json;
     // A schema's `examples` is an array; a parameter's or a media type's is a map of Example objects.
@@ -155,8 +160,9 @@ describe('what the document promises of the caller', () => {
     };
     expect(doc.paths['/orders']?.post?.summary).toBe('Create an Order');
     expect(doc.paths['/customers']?.post?.summary).toBe('Create a Customer');
-    const id = (doc.paths['/orders/{id}']?.get?.parameters as Json[]).find((p) => p.name === 'id');
-    expect((id?.schema as Json).pattern).toBeUndefined();
+    const parameters = (doc.paths['/orders/{id}']?.get?.parameters ?? []) as Json[];
+    const id = parameters.find((p) => p.name === 'id') as { schema: Json };
+    expect(id.schema.pattern).toBeUndefined();
     expect(doc.paths['/healthz']?.get?.security).toEqual([]);
   });
 });
