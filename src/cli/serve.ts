@@ -1,14 +1,16 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { createDrain, DEFAULT_GRACE_MS } from '../runtime/drain.ts';
 import { createServer } from '../runtime/server.ts';
-import { SqliteStore, type Store, StoreError } from '../storage/index.ts';
+import { shutDown } from '../runtime/shutdown.ts';
+import { SqliteStore, StoreError } from '../storage/index.ts';
 import { type Command, HELP_OPTION, usageError } from './command.ts';
 import { loadPlanOrReport } from './load-plan.ts';
 
 export const serveCommand: Command = {
   summary: 'serve the spec as a running HTTP service (SQLite by default)',
   usage:
-    'serve <spec> [--port N] [--host H] [--db PATH] [--allow-data-loss] [--durability normal|full] [--log-level L]',
+    'serve <spec> [--port N] [--host H] [--db PATH] [--allow-data-loss] [--durability normal|full] [--grace S] [--log-level L]',
   async run(args) {
     const { values, positionals } = parseArgs({
       args,
@@ -20,6 +22,7 @@ export const serveCommand: Command = {
         'allow-data-loss': { type: 'boolean' },
         durability: { type: 'string' },
         'log-level': { type: 'string' },
+        grace: { type: 'string' },
       },
       allowPositionals: true,
     });
@@ -53,7 +56,15 @@ export const serveCommand: Command = {
       );
       return 1;
     }
-    const app = await createServer(plan, { store, logLevel: values['log-level'] ?? process.env.LOG_LEVEL ?? 'info' });
+    const grace = Number(values.grace ?? process.env.NINEFOLD_GRACE ?? DEFAULT_GRACE_MS / 1000);
+    if (!(grace >= 0)) return usageError(this, false);
+    const drain = createDrain(grace * 1000);
+    const app = await createServer(plan, {
+      store,
+      drain,
+      logLevel: values['log-level'] ?? process.env.LOG_LEVEL ?? 'info',
+    });
+    drain.watch(app.server);
     const port = Number(values.port ?? process.env.PORT ?? 3000);
     const host = values.host ?? process.env.HOST ?? '127.0.0.1';
     const address = await app.listen({ port, host });
@@ -66,47 +77,14 @@ export const serveCommand: Command = {
         if (stopping) return;
         stopping = true;
         app.log.info({ signal }, 'shutting down: finishing in-flight requests');
-        const outcome = await shutDown(app, store);
+        const outcome = await shutDown(app, store, drain);
         if (outcome.line) app.log[outcome.code === 0 ? 'warn' : 'error']({ signal }, `shut down: ${outcome.line}`);
+        // Work cut at the end of the grace (a webhook delivery waiting for its receiver) would hold the process.
+        if (outcome.cut) process.exit(outcome.code);
         done(outcome.code);
       };
       process.once('SIGTERM', () => void stop('SIGTERM'));
       process.once('SIGINT', () => void stop('SIGINT'));
     });
   },
-};
-
-const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
-
-/**
- * Stops accepting, finishes in-flight requests, then closes the store. Exit 0 when everything acknowledged is on disk,
- * even if the store could not tidy up (a WAL not checkpointed, applied at the next start, on a full disk); 1 when it may not
- * be (the database file was deleted or replaced while serving) or closing failed. Never throws: what went wrong is
- * one line for the log, without a stack.
- */
-const shutDown = async (
-  app: { close(): PromiseLike<unknown> },
-  store: Store,
-): Promise<{ code: number; line?: string }> => {
-  const problems: string[] = [];
-  let failed = false;
-  try {
-    await app.close();
-  } catch (error) {
-    failed = true;
-    problems.push(`closing the server: ${messageOf(error)}`);
-  }
-  try {
-    const report = await store.close();
-    failed ||= !report.intact;
-    if (report.note) problems.push(report.note);
-  } catch (error) {
-    failed = true;
-    problems.push(`closing the database: ${messageOf(error)}`);
-  }
-  if (problems.length === 0) return { code: failed ? 1 : 0 };
-  return {
-    code: failed ? 1 : 0,
-    line: `${problems.join('; ')}${failed ? '' : '; everything acknowledged is on disk'}`,
-  };
 };
