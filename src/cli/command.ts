@@ -109,7 +109,10 @@ const describeParseError = (command: Command<OptionSpecs>, error: unknown): stri
   if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
     const given = /'(-{1,2}[^'\s]+)/.exec(message)?.[1] ?? 'an option';
     const option = Object.entries(command.options).find(([n, s]) => given === `--${n}` || given === `-${s.short}`);
-    if (option?.[1].type === 'string') return `--${option[0]} needs a value (${option[1].value ?? 'VALUE'})`;
+    if (option?.[1].type === 'string') {
+      const dash = message.includes('ambiguous') ? `; write --${option[0]}=VALUE for a value that starts with "-"` : '';
+      return `--${option[0]} needs a value (${option[1].value ?? 'VALUE'})${dash}`;
+    }
     return `--${option?.[0] ?? given.replace(/^-+/, '')} takes no value`;
   }
   return message.split('\n')[0] ?? message;
