@@ -8,8 +8,8 @@ import { request } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SPEC = process.argv[2] ?? 'examples/orders/service.yaml';
@@ -73,7 +73,9 @@ const runs = [];
 for (let i = 0; i < RUNS; i++) {
   const run = await once();
   runs.push(run);
-  console.log(`run ${i + 1}: first /healthz answer ${run.firstAnswerMs.toFixed(0)} ms, idle RSS ${run.rssMb.toFixed(1)} MB`);
+  console.log(
+    `run ${i + 1}: first /healthz answer ${run.firstAnswerMs.toFixed(0)} ms, idle RSS ${run.rssMb.toFixed(1)} MB`,
+  );
 }
 console.log(
   `${SPEC}: median of ${RUNS}: first answer ${median(runs.map((r) => r.firstAnswerMs)).toFixed(0)} ms, ` +
