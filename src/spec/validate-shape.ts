@@ -1,17 +1,10 @@
-import { Ajv, type ErrorObject } from 'ajv';
+import type { ErrorObject } from 'ajv';
+// Compiled ahead of time from the schema (npm run gen; gen:check fails when it is stale): no Ajv compile at start.
+import { validate } from '../../schema/ninefold-validate.mjs';
 import { closest } from './closest.ts';
-import { buildJsonSchema } from './json-schema.ts';
 import type { Reporter } from './reporter.ts';
 
 export { closest, editDistance } from './closest.ts';
-
-let compiled: ReturnType<Ajv['compile']> | undefined;
-const validator = () => {
-  compiled ??= new Ajv({ allErrors: true, verbose: true, strict: false, allowUnionTypes: true }).compile(
-    buildJsonSchema(),
-  );
-  return compiled;
-};
 
 export const suggestion = (word: string, options: readonly string[]): string => {
   const near = closest(word, options);
@@ -20,7 +13,6 @@ export const suggestion = (word: string, options: readonly string[]): string => 
 
 /** Checks the spec against the language's JSON Schema and reports each problem once, at its key. */
 export const validateShape = (raw: unknown, reporter: Reporter): boolean => {
-  const validate = validator();
   if (validate(raw)) return true;
   const errors = (validate.errors ?? []) as ErrorObject[];
   // An anyOf failure explains its branches' failures: keep the anyOf, drop what sits below it.
