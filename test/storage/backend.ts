@@ -6,6 +6,9 @@ export interface Backend {
   create(): string;
   /** A store over a database `create` named; a second store over the same name sees the same data. */
   open(database: string): Store;
-  /** Takes the database away under an open store, as an operator or a fault would (SQLite: the file deleted). */
-  lose(database: string): void;
+  /**
+   * Takes the database away under an open store, as an operator or a fault would (SQLite: the file deleted;
+   * PostgreSQL: the schema dropped).
+   */
+  lose(database: string): void | Promise<void>;
 }
