@@ -17,6 +17,8 @@ storeContract('postgres', {
   lose: async (url) => {
     await dropSchema(url);
   },
+  concurrentWriters: true,
+  sharedSignals: true,
 });
 
 afterAll(dropSchemas);

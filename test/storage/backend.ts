@@ -11,4 +11,8 @@ export interface Backend {
    * PostgreSQL: the schema dropped).
    */
   lose(database: string): void | Promise<void>;
+  /** Writers on two stores over one database run side by side (PostgreSQL), rather than one after the other. */
+  readonly concurrentWriters?: boolean;
+  /** A write through one store is told to the signal listeners of another store on the same database. */
+  readonly sharedSignals?: boolean;
 }
