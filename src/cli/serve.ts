@@ -1,14 +1,13 @@
-import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createServer } from '../runtime/server.ts';
-import { SqliteStore, type Store, StoreError } from '../storage/index.ts';
+import { databaseTarget, openStore, type Store, StoreError, shownTarget } from '../storage/index.ts';
 import { type Command, HELP_OPTION, usageError } from './command.ts';
 import { loadPlanOrReport } from './load-plan.ts';
 
 export const serveCommand: Command = {
   summary: 'serve the spec as a running HTTP service (SQLite by default)',
   usage:
-    'serve <spec> [--port N] [--host H] [--db PATH] [--allow-data-loss] [--durability normal|full] [--log-level L]',
+    'serve <spec> [--port N] [--host H] [--db PATH|postgres://…] [--allow-data-loss] [--durability normal|full] [--log-level L]',
   async run(args) {
     const { values, positionals } = parseArgs({
       args,
@@ -27,12 +26,14 @@ export const serveCommand: Command = {
     if (values.help || !file) return usageError(this, values.help);
     const plan = await loadPlanOrReport(file);
     if (!plan) return 1;
-    const dbPath = resolve(values.db ?? process.env.NINEFOLD_DB ?? `${plan.service.name}.db`);
+    const dbPath = databaseTarget(
+      values.db ?? process.env.NINEFOLD_DATABASE_URL ?? process.env.NINEFOLD_DB ?? `${plan.service.name}.db`,
+    );
     const durability = (values.durability ?? process.env.NINEFOLD_DURABILITY ?? 'normal').toUpperCase();
     if (durability !== 'NORMAL' && durability !== 'FULL') return usageError(this, false);
-    let store: SqliteStore;
+    let store: Store;
     try {
-      store = new SqliteStore({ path: dbPath, synchronous: durability });
+      store = openStore(dbPath, { synchronous: durability });
     } catch (error) {
       if (!(error instanceof StoreError)) throw error;
       process.stderr.write(`ninefold serve: ${error.message}\n`);
@@ -49,7 +50,7 @@ export const serveCommand: Command = {
       process.stderr.write(
         error.kind === 'migration-refused'
           ? `${error.message}\n`
-          : `ninefold serve: cannot migrate the database ${dbPath}: ${error.message}\n`,
+          : `ninefold serve: cannot migrate the database ${shownTarget(dbPath)}: ${error.message}\n`,
       );
       return 1;
     }
@@ -58,7 +59,7 @@ export const serveCommand: Command = {
     const host = values.host ?? process.env.HOST ?? '127.0.0.1';
     const address = await app.listen({ port, host });
     process.stdout.write(
-      `${plan.service.title} is serving at ${address}\n  docs:     ${address}/docs\n  openapi:  ${address}/openapi.json\n  database: ${dbPath}\n`,
+      `${plan.service.title} is serving at ${address}\n  docs:     ${address}/docs\n  openapi:  ${address}/openapi.json\n  database: ${shownTarget(dbPath)}\n`,
     );
     return new Promise<number>((done) => {
       let stopping = false;

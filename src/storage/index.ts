@@ -1,6 +1,13 @@
 /** The storage folder's one door. */
 
-export { isPostgresUrl, type OpenStoreOptions, openStore } from './open-store.ts';
+export {
+  databaseTarget,
+  isPostgresUrl,
+  type OpenStoreOptions,
+  openStore,
+  shownTarget,
+  storeExists,
+} from './open-store.ts';
 export { PostgresStore } from './postgres/postgres-store.ts';
 export { SqliteStore } from './sqlite/sqlite-store.ts';
 export type {
