@@ -1,7 +1,6 @@
 import { existsSync, rmSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { createDrain, DEFAULT_GRACE_MS } from '../runtime/drain.ts';
-import type { SqliteStore } from '../storage/index.ts';
+import type { Store } from '../storage/store.ts';
 import { type Command, HELP_OPTION, readArgs, usageError } from './command.ts';
 import { loadPlanOrReport } from './load-plan.ts';
 
@@ -18,10 +17,10 @@ const OPTIONS = {
   host: { type: 'string', value: 'H', env: 'HOST', default: '127.0.0.1', description: 'address to listen on' },
   db: {
     type: 'string',
-    value: 'PATH',
-    env: 'NINEFOLD_DB',
+    value: 'PATH|URL',
+    env: ['NINEFOLD_DATABASE_URL', 'NINEFOLD_DB'],
     defaultText: '<service name>.db',
-    description: 'the SQLite database file; created and migrated when needed',
+    description: 'a SQLite file or a postgres:// URL (with an optional ?schema=); created and migrated when needed',
   },
   'allow-data-loss': {
     type: 'boolean',
@@ -93,18 +92,19 @@ export const serveCommand: Command<typeof OPTIONS> = {
       return usageError(this, `--grace must be a number of seconds, 0 or more (got "${values.grace}")`);
     const plan = await loadPlanOrReport(positionals[0] ?? '');
     if (!plan) return 1;
-    const dbPath = resolve(values.db ?? `${plan.service.name}.db`);
     const durability = values.durability === 'full' ? 'FULL' : 'NORMAL';
     // The server and the store are loaded only now: `serve --help` and a wrong command line stay quick.
-    const [{ createServer }, { shutDown }, { SqliteStore, StoreError }] = await Promise.all([
-      import('../runtime/server.ts'),
-      import('../runtime/shutdown.ts'),
-      import('../storage/index.ts'),
-    ]);
-    const created = !existsSync(dbPath);
-    let store: SqliteStore;
+    const [{ createServer }, { shutDown }, { databaseTarget, isPostgresUrl, openStore, shownTarget, StoreError }] =
+      await Promise.all([
+        import('../runtime/server.ts'),
+        import('../runtime/shutdown.ts'),
+        import('../storage/index.ts'),
+      ]);
+    const dbPath = databaseTarget(values.db ?? `${plan.service.name}.db`);
+    const created = !isPostgresUrl(dbPath) && !existsSync(dbPath);
+    let store: Store;
     try {
-      store = new SqliteStore({ path: dbPath, synchronous: durability });
+      store = openStore(dbPath, { synchronous: durability });
     } catch (error) {
       if (!(error instanceof StoreError)) throw error;
       process.stderr.write(`ninefold serve: ${error.message}\n`);
@@ -121,7 +121,7 @@ export const serveCommand: Command<typeof OPTIONS> = {
       process.stderr.write(
         error.kind === 'migration-refused'
           ? `${error.message}\n`
-          : `ninefold serve: cannot migrate the database ${dbPath}: ${error.message}\n`,
+          : `ninefold serve: cannot migrate the database ${shownTarget(dbPath)}: ${error.message}\n`,
       );
       return 1;
     }
@@ -140,7 +140,7 @@ export const serveCommand: Command<typeof OPTIONS> = {
       return 1;
     }
     process.stdout.write(
-      `${plan.service.title} is serving at ${address}\n  docs:     ${address}/docs\n  spec:     ${address}/docs/spec\n  openapi:  ${address}/openapi.json\n  database: ${dbPath}\n`,
+      `${plan.service.title} is serving at ${address}\n  docs:     ${address}/docs\n  spec:     ${address}/docs/spec\n  openapi:  ${address}/openapi.json\n  database: ${shownTarget(dbPath)}\n`,
     );
     return new Promise<number>((done) => {
       let stopping = false;
