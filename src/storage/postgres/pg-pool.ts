@@ -48,6 +48,8 @@ type Queryable = Pick<pg.PoolClient, 'query'>;
  * client in its async context while the caller's work runs, so every statement the work makes (through any part
  * of the store) goes to that client; statements outside a transaction run on their own (autocommit).
  */
+const ignore = () => undefined;
+
 export class PgPool {
   readonly pool: pg.Pool;
   readonly schema: string;
@@ -120,6 +122,9 @@ export class PgPool {
   async transaction<T>(fn: () => Promise<T>): Promise<T> {
     if (this.inTransaction) return fn();
     const client = await this.pool.connect();
+    // A checked-out client whose connection drops between statements emits 'error', which the pool only listens to
+    // on idle clients: unheard, it would end the process. The next statement (or the ROLLBACK) fails with it anyway.
+    client.on('error', ignore);
     const tx: Transaction = { client, afterCommit: new Set(), committed: false, released: false };
     let broken: unknown;
     try {
@@ -138,6 +143,7 @@ export class PgPool {
     } finally {
       tx.released = true;
       // A connection that could not roll back is closed, not reused.
+      client.off('error', ignore);
       client.release(broken instanceof Error ? broken : undefined);
     }
   }
