@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventId } from '../src/storage/event-ids.ts';
 import { type CliServer, startCliServer } from './helpers/cli-server.ts';
 import { dropSchemas, freshPgUrl, PG_URL, pgExec, schemaOf } from './helpers/postgres.ts';
 import { startTcpProxy, type TcpProxy } from './helpers/tcp-proxy.ts';
@@ -56,6 +57,7 @@ const startInstance = () => startCliServer(spec, ['--db', proxiedUrl, '--grace',
 // ---- the webhook receiver: deliveries by endpoint and webhook-id; on request, which process sent the next one
 
 interface Delivery {
+  readonly eventId: string;
   readonly type: string;
   readonly recordId: string;
   times: number;
@@ -68,11 +70,11 @@ const receiver: Server = createServer((req, res) => {
     body += chunk.toString('utf8');
   });
   req.on('end', () => {
-    const event = JSON.parse(body) as { type: string; data: { record?: { id: string } } };
+    const event = JSON.parse(body) as { id: string; type: string; data: { record?: { id: string } } };
     const id = `${req.url} ${req.headers['webhook-id']}`;
     const seen = received.get(id);
     if (seen) seen.times++;
-    else received.set(id, { type: event.type, recordId: event.data.record?.id ?? '', times: 1 });
+    else received.set(id, { eventId: event.id, type: event.type, recordId: event.data.record?.id ?? '', times: 1 });
     if (identifyNext) {
       // The sender's socket is open while it waits for this answer: `ss` names the process that holds it.
       const shown = execFileSync('ss', ['-tnpH', `sport = :${req.socket.remotePort}`], { encoding: 'utf8' });
@@ -192,11 +194,11 @@ const missing = async (ids: readonly string[]) => {
 /** Every sequenced event's id (seq order) has reached the endpoint `name` at least once. */
 const allDeliveredTo = async (name: string, types: readonly string[]) => {
   const events = await pgExec(
-    `SELECT data FROM "${schema}"._ninefold_events WHERE seq IS NOT NULL AND type = ANY($1) ORDER BY seq`,
+    `SELECT seq::int AS seq, time FROM "${schema}"._ninefold_events WHERE seq IS NOT NULL AND type = ANY($1) ORDER BY seq`,
     [types],
   );
-  const got = new Set(deliveredTo(name).map(([id]) => id.split(' ')[1]));
-  const ids = events.rows.map((r) => (JSON.parse(r.data) as { id?: string }).id);
+  const got = new Set(deliveredTo(name).map(([, d]) => d.eventId));
+  const ids = events.rows.map((r) => eventId(r.seq, Date.parse(r.time)));
   return { total: ids.length, undelivered: ids.filter((id) => !got.has(id)).length };
 };
 
