@@ -15,11 +15,18 @@ const RECONNECT_MS = 1000;
 export const createPgSignals = (
   options: { connectionString: string; schema: string },
   told: (channel: StoreChannel) => void,
-): StoreSignals & { notify(channel: StoreChannel): void; start(): void; stop(): Promise<void> } => {
+): StoreSignals & {
+  notify(channel: StoreChannel): void;
+  start(): void;
+  stop(): Promise<void>;
+  /** False from start until LISTEN holds, and while its connection is being made again. */
+  readonly listening: boolean;
+} => {
   const local = createLocalSignals();
   let client: pg.Client | undefined;
   let stopped = false;
   let started = false;
+  let listening = false;
   const tell = (channel: StoreChannel) => {
     told(channel);
     local.notify(channel);
@@ -31,6 +38,7 @@ export const createPgSignals = (
     const retry = () => {
       if (client !== c) return;
       client = undefined;
+      listening = false;
       c.end().catch(() => undefined);
       if (!stopped) setTimeout(connect, RECONNECT_MS).unref();
     };
@@ -43,11 +51,16 @@ export const createPgSignals = (
     c.connect()
       .then(() => c.query('LISTEN ninefold'))
       .then(() => {
+        if (client !== c) return;
+        listening = true;
         for (const channel of CHANNELS) tell(channel as StoreChannel);
       })
       .catch(retry);
   };
   return {
+    get listening() {
+      return !started || stopped || listening;
+    },
     subscribe(channel, listener) {
       return local.subscribe(channel, listener);
     },

@@ -339,6 +339,9 @@ export class PostgresStore implements Store {
       throw this.#lostError();
     }
     if (row.standby) throw new StoreError('unavailable', 'the database is a read-only standby');
+    // Until LISTEN holds again (after an outage), writes of other instances go unheard: a key they revoked would
+    // still be taken here, a stream would not wake. Not ready until then.
+    if (!this.#signals.listening) throw new StoreError('unavailable', 'not yet listening for the other instances');
   }
 
   durability() {
