@@ -316,7 +316,7 @@ describe('three instances on one PostgreSQL schema', () => {
       () => `every event delivered: ${JSON.stringify(last)}`,
       200,
     );
-    expect(last.total).toBeGreaterThan(2_000);
+    expect(last.total).toBeGreaterThanOrEqual(2_000);
   });
 
   it('kill -9 of the instance delivering mid-load: the others take its webhook work over, nothing acknowledged lost', async () => {
