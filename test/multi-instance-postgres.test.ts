@@ -355,10 +355,16 @@ describe('three instances on one PostgreSQL schema', () => {
       const old = fleet[0] as CliServer;
       const seen = load.acked.length;
       await waitFor(() => load.acked.length >= seen + 50, 'load under way');
-      const replacement = await startInstance();
-      fleet.push(replacement);
-      expect(await old.stop()).toBe(0);
+      fleet.push(await startInstance());
+      const exited = new Promise<number | null>((ok) => old.child.once('exit', ok));
+      old.child.kill('SIGTERM');
+      // As a balancer's health check does: out of rotation once /readyz says so; what it was sent meanwhile is drained.
+      await waitFor(
+        async () => (await direct(old, 'GET', '/readyz').catch(() => ({ status: 0 }))).status !== 200,
+        'the old instance unready',
+      );
       fleet.splice(fleet.indexOf(old), 1);
+      expect(await exited).toBe(0);
     }
     const seen = load.acked.length;
     await waitFor(() => load.acked.length >= seen + 50, 'load on the new instances');
