@@ -1,11 +1,9 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
+import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CliServer, startCliServer } from './helpers/cli-server.ts';
+import { type CliServer, createKeyWithCli, startCliServer } from './helpers/cli-server.ts';
 import { call, type JsonAnswer } from './helpers/serve-spec.ts';
 import { waitFor } from './helpers/wait-for.ts';
 import { type Receiver, startReceiver } from './helpers/webhook-receiver.ts';
@@ -45,7 +43,6 @@ endpoints:
   Account: { operations: [list, get, create] }
   Hold: { operations: [create] }
 `;
-const ROOT = resolve(import.meta.dirname, '..');
 const CLIENTS = 50;
 
 const dir = mkdtempSync(join(tmpdir(), 'ninefold-many-'));
@@ -58,20 +55,7 @@ let receiver: Receiver | undefined;
 let admin: string;
 let staff: { key: string; id: string };
 
-const keysCreate = async (role: string) => {
-  const { stdout } = await promisify(execFile)(process.execPath, [
-    join(ROOT, 'bin/ninefold.js'),
-    'keys',
-    'create',
-    spec,
-    '--role',
-    role,
-    '--db',
-    db,
-  ]);
-  const lines = stdout.trim().split('\n');
-  return { key: lines.at(-1) as string, id: /key_[0-9a-f]+/.exec(stdout)?.[0] as string };
-};
+const keysCreate = (role: string) => createKeyWithCli(spec, db, role);
 
 beforeAll(async () => {
   // Three servers start together on a new file: one creates the tables, the others find them made.
