@@ -1,41 +1,110 @@
-import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { existsSync, rmSync } from 'node:fs';
 import { createDrain, DEFAULT_GRACE_MS } from '../runtime/drain.ts';
-import { createServer } from '../runtime/server.ts';
-import { shutDown } from '../runtime/shutdown.ts';
-import { SqliteStore, StoreError } from '../storage/index.ts';
-import { type Command, HELP_OPTION, usageError } from './command.ts';
+import type { Store } from '../storage/store.ts';
+import { type Command, HELP_OPTION, readArgs, usageError } from './command.ts';
 import { loadPlanOrReport } from './load-plan.ts';
 
-export const serveCommand: Command = {
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+const OPTIONS = {
+  port: {
+    type: 'string',
+    value: 'N',
+    env: 'PORT',
+    default: '3000',
+    description: 'TCP port; 0 lets the system pick one',
+  },
+  host: { type: 'string', value: 'H', env: 'HOST', default: '127.0.0.1', description: 'address to listen on' },
+  db: {
+    type: 'string',
+    value: 'PATH|URL',
+    env: ['NINEFOLD_DATABASE_URL', 'NINEFOLD_DB'],
+    defaultText: '<service name>.db',
+    description: 'a SQLite file or a postgres:// URL (with an optional ?schema=); created and migrated when needed',
+  },
+  'allow-data-loss': {
+    type: 'boolean',
+    description: 'let a migration drop columns or tables whose data the new spec no longer has',
+  },
+  durability: {
+    type: 'string',
+    value: 'MODE',
+    choices: ['normal', 'full'],
+    env: 'NINEFOLD_DURABILITY',
+    default: 'normal',
+    description: 'full syncs every commit to disk; normal may lose the last commits on power loss',
+  },
+  grace: {
+    type: 'string',
+    value: 'S',
+    env: 'NINEFOLD_GRACE',
+    default: String(DEFAULT_GRACE_MS / 1000),
+    description: 'seconds a shutdown (SIGTERM, SIGINT) waits for in-flight requests and deliveries before cutting them',
+  },
+  'log-level': {
+    type: 'string',
+    value: 'L',
+    choices: LOG_LEVELS,
+    env: 'LOG_LEVEL',
+    default: 'info',
+    description: 'the least level logged',
+  },
+  ...HELP_OPTION,
+} as const;
+
+/** A TCP port: a whole number from 0 (the system picks one) to 65535. */
+const portOf = (text: string): number | undefined => {
+  const port = /^\d{1,5}$/.test(text) ? Number(text) : Number.NaN;
+  return port <= 65535 ? port : undefined;
+};
+
+/** The database file and its WAL companions, when this start created them and failed before serving. */
+const removeNewDatabase = (dbPath: string) => {
+  for (const suffix of ['', '-wal', '-shm']) rmSync(`${dbPath}${suffix}`, { force: true });
+};
+
+const listenProblem = (error: unknown, host: string, port: number): string => {
+  const code = (error as NodeJS.ErrnoException).code;
+  const where = `${host}:${port}`;
+  if (code === 'EADDRINUSE') return `cannot listen on ${where}: the port is in use (choose another with --port)`;
+  if (code === 'EACCES') return `cannot listen on ${where}: permission denied (ports below 1024 need privileges)`;
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND')
+    return `cannot listen on ${where}: no such address on this machine`;
+  return `cannot listen on ${where}: ${error instanceof Error ? error.message : String(error)}`;
+};
+
+export const serveCommand: Command<typeof OPTIONS> = {
+  name: 'serve',
   summary: 'serve the spec as a running HTTP service (SQLite by default)',
-  usage:
-    'serve <spec> [--port N] [--host H] [--db PATH] [--allow-data-loss] [--durability normal|full] [--grace S] [--log-level L]',
+  args: '<spec>',
+  options: OPTIONS,
+  notes: ['The command line is read in full before anything is written: a wrong option creates no database file.'],
   async run(args) {
-    const { values, positionals } = parseArgs({
-      args,
-      options: {
-        ...HELP_OPTION,
-        port: { type: 'string' },
-        host: { type: 'string' },
-        db: { type: 'string' },
-        'allow-data-loss': { type: 'boolean' },
-        durability: { type: 'string' },
-        'log-level': { type: 'string' },
-        grace: { type: 'string' },
-      },
-      allowPositionals: true,
-    });
-    const [file] = positionals;
-    if (values.help || !file) return usageError(this, values.help);
-    const plan = await loadPlanOrReport(file);
+    const read = readArgs(this, args, { min: 1, max: 1 });
+    if (typeof read === 'number') return read;
+    const { values, positionals } = read;
+    const port = portOf(values.port ?? '');
+    if (port === undefined)
+      return usageError(this, `--port must be a whole number from 0 to 65535 (got "${values.port}")`);
+    const host = values.host ?? '127.0.0.1';
+    const grace = Number(values.grace);
+    if (!(grace >= 0))
+      return usageError(this, `--grace must be a number of seconds, 0 or more (got "${values.grace}")`);
+    const plan = await loadPlanOrReport(positionals[0] ?? '');
     if (!plan) return 1;
-    const dbPath = resolve(values.db ?? process.env.NINEFOLD_DB ?? `${plan.service.name}.db`);
-    const durability = (values.durability ?? process.env.NINEFOLD_DURABILITY ?? 'normal').toUpperCase();
-    if (durability !== 'NORMAL' && durability !== 'FULL') return usageError(this, false);
-    let store: SqliteStore;
+    const durability = values.durability === 'full' ? 'FULL' : 'NORMAL';
+    // The server and the store are loaded only now: `serve --help` and a wrong command line stay quick.
+    const [{ createServer }, { shutDown }, { databaseTarget, isPostgresUrl, openStore, shownTarget, StoreError }] =
+      await Promise.all([
+        import('../runtime/server.ts'),
+        import('../runtime/shutdown.ts'),
+        import('../storage/index.ts'),
+      ]);
+    const dbPath = databaseTarget(values.db ?? `${plan.service.name}.db`);
+    const created = !isPostgresUrl(dbPath) && !existsSync(dbPath);
+    let store: Store;
     try {
-      store = new SqliteStore({ path: dbPath, synchronous: durability });
+      store = openStore(dbPath, { synchronous: durability });
     } catch (error) {
       if (!(error instanceof StoreError)) throw error;
       process.stderr.write(`ninefold serve: ${error.message}\n`);
@@ -52,24 +121,26 @@ export const serveCommand: Command = {
       process.stderr.write(
         error.kind === 'migration-refused'
           ? `${error.message}\n`
-          : `ninefold serve: cannot migrate the database ${dbPath}: ${error.message}\n`,
+          : `ninefold serve: cannot migrate the database ${shownTarget(dbPath)}: ${error.message}\n`,
       );
       return 1;
     }
-    const grace = Number(values.grace ?? process.env.NINEFOLD_GRACE ?? DEFAULT_GRACE_MS / 1000);
-    if (!(grace >= 0)) return usageError(this, false);
     const drain = createDrain(grace * 1000);
-    const app = await createServer(plan, {
-      store,
-      drain,
-      logLevel: values['log-level'] ?? process.env.LOG_LEVEL ?? 'info',
-    });
+    const app = await createServer(plan, { store, drain, logLevel: values['log-level'] ?? 'info' });
     drain.watch(app.server);
-    const port = Number(values.port ?? process.env.PORT ?? 3000);
-    const host = values.host ?? process.env.HOST ?? '127.0.0.1';
-    const address = await app.listen({ port, host });
+    let address: string;
+    try {
+      address = await app.listen({ port, host });
+    } catch (error) {
+      // Nothing was served: stop the workers, close the store, and leave no new database file behind.
+      await app.close().catch(() => undefined);
+      await store.close().catch(() => undefined);
+      if (created) removeNewDatabase(dbPath);
+      process.stderr.write(`ninefold serve: ${listenProblem(error, host, port)}\n`);
+      return 1;
+    }
     process.stdout.write(
-      `${plan.service.title} is serving at ${address}\n  docs:     ${address}/docs\n  openapi:  ${address}/openapi.json\n  database: ${dbPath}\n`,
+      `${plan.service.title} is serving at ${address}\n  docs:     ${address}/docs\n  spec:     ${address}/docs/spec\n  openapi:  ${address}/openapi.json\n  database: ${shownTarget(dbPath)}\n`,
     );
     return new Promise<number>((done) => {
       let stopping = false;
