@@ -102,6 +102,8 @@ describe('Ninefold installed from its packed tarball, outside the clone', () => 
         },
         () => `ninefold serve to say where it serves; it printed:\n${out}`,
       );
+      // What the README says serve prints: the API reference, the nine-part document, the OpenAPI document.
+      for (const page of ['/docs', '/docs/spec', '/openapi.json']) expect(out).toContain(`${url}${page}\n`);
       const created = await call(url, 'POST', '/tasks', { json: { title: 'Ship it' } });
       expect(created.status).toBe(201);
       expect((await call(url, 'GET', '/docs/spec')).status).toBe(200);
