@@ -10,8 +10,8 @@ export interface OptionSpec {
   readonly value?: string;
   /** The only values accepted; anything else is refused with this list. */
   readonly choices?: readonly string[];
-  /** The environment variable read when the option is not given. */
-  readonly env?: string;
+  /** The environment variables read, first set first, when the option is not given. */
+  readonly env?: string | readonly string[];
   /** The value used when neither the option nor its environment variable is given. */
   readonly default?: string;
   /** The default as the help tells it, when it depends on the spec (`<service name>.db`). */
@@ -61,12 +61,15 @@ export const usageLine = (command: Command<OptionSpecs>): string => {
 const optionLabel = (name: string, spec: OptionSpec): string =>
   `${spec.short ? `-${spec.short}, ` : '    '}--${name}${spec.type === 'string' ? ` ${spec.value ?? 'VALUE'}` : ''}`;
 
+const envNames = (spec: OptionSpec): readonly string[] =>
+  spec.env === undefined ? [] : typeof spec.env === 'string' ? [spec.env] : spec.env;
+
 const optionDetails = (spec: OptionSpec): string => {
   const details = [
     spec.choices ? `one of ${spec.choices.join(', ')}` : undefined,
     spec.multiple ? 'may be repeated' : undefined,
     spec.default !== undefined || spec.defaultText ? `default ${spec.defaultText ?? spec.default}` : undefined,
-    spec.env ? `env ${spec.env}` : undefined,
+    spec.env ? `env ${envNames(spec).join(', then ')}` : undefined,
   ].filter((d) => d !== undefined);
   return details.length ? ` (${details.join('; ')})` : '';
 };
@@ -148,7 +151,9 @@ export const readArgs = <O extends OptionSpecs>(
   }
   for (const [name, spec] of Object.entries(command.options)) {
     // An empty variable counts as unset, as shells leave `NINEFOLD_DB=` in scripts.
-    values[name] ??= (spec.env ? process.env[spec.env] || undefined : undefined) ?? spec.default;
+    values[name] ??=
+      envNames(spec).reduce<string | undefined>((v, env) => v ?? (process.env[env] || undefined), undefined) ??
+      spec.default;
     const value = values[name];
     if (spec.choices && typeof value === 'string' && !spec.choices.includes(value)) {
       return usageError(command, `--${name} must be one of ${spec.choices.join(', ')} (got "${value}")`);

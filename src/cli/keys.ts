@@ -1,24 +1,31 @@
 import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { apiKeyStatus, issueApiKey } from '../parts/auth/keys.ts';
 import type { Plan } from '../plan/types.ts';
 import { closest } from '../spec/closest.ts';
 import { parseDuration } from '../spec/units.ts';
-import { type ApiKeyRecord, SqliteStore, StoreError } from '../storage/index.ts';
+import {
+  type ApiKeyRecord,
+  databaseTarget,
+  openStore,
+  type Store,
+  StoreError,
+  shownTarget,
+  storeExists,
+} from '../storage/index.ts';
 import { type Command, HELP_OPTION, type OptionSpecs, readArgs, usageLine } from './command.ts';
 import { loadPlanOrReport } from './load-plan.ts';
 
 const DB_OPTION = {
   db: {
     type: 'string',
-    value: 'PATH',
-    env: 'NINEFOLD_DB',
+    value: 'PATH|URL',
+    env: ['NINEFOLD_DATABASE_URL', 'NINEFOLD_DB'],
     defaultText: '<service name>.db of the spec',
-    description: 'the service database',
+    description: 'the service database: a SQLite file or a postgres:// URL',
   },
 } as const satisfies OptionSpecs;
 const DB_NOTE =
-  'Without a spec, --db PATH or NINEFOLD_DB names the database; with one, the default is <service name>.db.';
+  'Without a spec, --db PATH|URL, NINEFOLD_DATABASE_URL or NINEFOLD_DB names the database; with one, the default is <service name>.db.';
 const MAX_SUBJECT_LENGTH = 200;
 
 const fail = (sub: string, message: string, code: number): number => {
@@ -26,7 +33,10 @@ const fail = (sub: string, message: string, code: number): number => {
   return code;
 };
 
-/** The spec's plan (when a spec is given) and the database: `--db`, else NINEFOLD_DB, else `<service name>.db`. */
+/**
+ * The spec's plan (when a spec is given) and the database: `--db`, else NINEFOLD_DATABASE_URL, else NINEFOLD_DB, else
+ * `<service name>.db`.
+ */
 const target = async (
   sub: string,
   spec: string | undefined,
@@ -34,15 +44,22 @@ const target = async (
 ): Promise<{ plan: Plan | undefined; dbPath: string } | number> => {
   const plan = spec === undefined ? undefined : await loadPlanOrReport(spec);
   if (spec !== undefined && !plan) return 1;
-  const path = db ?? (process.env.NINEFOLD_DB || (plan ? `${plan.service.name}.db` : undefined));
-  if (!path) return fail(sub, 'give the spec, --db PATH or NINEFOLD_DB to say which database', 2);
-  return { plan, dbPath: resolve(path) };
+  const path =
+    db ??
+    (process.env.NINEFOLD_DATABASE_URL || process.env.NINEFOLD_DB || (plan ? `${plan.service.name}.db` : undefined));
+  if (!path)
+    return fail(
+      sub,
+      'give the spec, --db PATH or NINEFOLD_DB (or a postgres:// URL: --db or NINEFOLD_DATABASE_URL) to say which database',
+      2,
+    );
+  return { plan, dbPath: databaseTarget(path) };
 };
 
 /** Opens an existing database only: listing or revoking in a new, empty file would only hide a wrong path. */
-const withExistingStore = async (sub: string, dbPath: string, fn: (store: SqliteStore) => Promise<number>) => {
-  if (!existsSync(dbPath)) return fail(sub, `no database at ${dbPath}`, 1);
-  const store = new SqliteStore({ path: dbPath });
+const withExistingStore = async (sub: string, dbPath: string, fn: (store: Store) => Promise<number>) => {
+  if (!(await storeExists(dbPath, existsSync))) return fail(sub, `no database at ${shownTarget(dbPath)}`, 1);
+  const store = openStore(dbPath);
   try {
     return await fn(store);
   } finally {
@@ -113,7 +130,7 @@ const create: Command<typeof CREATE_OPTIONS> = {
     if (![...plan.auth.schemes.values()].some((s) => s.type === 'apiKey')) {
       process.stderr.write('warning: the spec has no apiKey scheme; the key is refused until it declares one\n');
     }
-    const store = new SqliteStore({ path: dbPath });
+    const store = openStore(dbPath);
     try {
       // The same migration serve runs, so the file is ready to serve; a refused (destructive) one stops here.
       await store.migrate(plan);
@@ -124,7 +141,7 @@ const create: Command<typeof CREATE_OPTIONS> = {
       });
       process.stdout.write(
         [
-          `Created API key ${record.id} in ${dbPath}`,
+          `Created API key ${record.id} in ${shownTarget(dbPath)}`,
           `  subject: ${record.subject}`,
           `  roles:   ${record.roles.join(', ')}`,
           `  expires: ${record.expiresAt ?? 'never'}`,
@@ -171,7 +188,7 @@ const list: Command<typeof LIST_OPTIONS> = {
         return 0;
       }
       if (keys.length === 0) {
-        process.stderr.write(`no API keys in ${found.dbPath}\n`);
+        process.stderr.write(`no API keys in ${shownTarget(found.dbPath)}\n`);
         return 0;
       }
       const rows = [
@@ -212,7 +229,9 @@ const revoke: Command<typeof REVOKE_OPTIONS> = {
         return 0;
       }
       const existing = await store.apiKeys.find(id);
-      const why = existing ? `${id} was already revoked at ${existing.revokedAt}` : `no key ${id} in ${found.dbPath}`;
+      const why = existing
+        ? `${id} was already revoked at ${existing.revokedAt}`
+        : `no key ${id} in ${shownTarget(found.dbPath)}`;
       return fail('revoke', why, 1);
     });
   },

@@ -1,6 +1,6 @@
 import { existsSync, rmSync } from 'node:fs';
-import { resolve } from 'node:path';
-import type { SqliteStore, Store } from '../storage/index.ts';
+import { createDrain, DEFAULT_GRACE_MS } from '../runtime/drain.ts';
+import type { Store } from '../storage/store.ts';
 import { type Command, HELP_OPTION, readArgs, usageError } from './command.ts';
 import { loadPlanOrReport } from './load-plan.ts';
 
@@ -17,10 +17,10 @@ const OPTIONS = {
   host: { type: 'string', value: 'H', env: 'HOST', default: '127.0.0.1', description: 'address to listen on' },
   db: {
     type: 'string',
-    value: 'PATH',
-    env: 'NINEFOLD_DB',
+    value: 'PATH|URL',
+    env: ['NINEFOLD_DATABASE_URL', 'NINEFOLD_DB'],
     defaultText: '<service name>.db',
-    description: 'the SQLite database file; created and migrated when needed',
+    description: 'a SQLite file or a postgres:// URL (with an optional ?schema=); created and migrated when needed',
   },
   'allow-data-loss': {
     type: 'boolean',
@@ -33,6 +33,13 @@ const OPTIONS = {
     env: 'NINEFOLD_DURABILITY',
     default: 'normal',
     description: 'full syncs every commit to disk; normal may lose the last commits on power loss',
+  },
+  grace: {
+    type: 'string',
+    value: 'S',
+    env: 'NINEFOLD_GRACE',
+    default: String(DEFAULT_GRACE_MS / 1000),
+    description: 'seconds a shutdown (SIGTERM, SIGINT) waits for in-flight requests and deliveries before cutting them',
   },
   'log-level': {
     type: 'string',
@@ -80,19 +87,24 @@ export const serveCommand: Command<typeof OPTIONS> = {
     if (port === undefined)
       return usageError(this, `--port must be a whole number from 0 to 65535 (got "${values.port}")`);
     const host = values.host ?? '127.0.0.1';
+    const grace = Number(values.grace);
+    if (!(grace >= 0))
+      return usageError(this, `--grace must be a number of seconds, 0 or more (got "${values.grace}")`);
     const plan = await loadPlanOrReport(positionals[0] ?? '');
     if (!plan) return 1;
-    const dbPath = resolve(values.db ?? `${plan.service.name}.db`);
     const durability = values.durability === 'full' ? 'FULL' : 'NORMAL';
     // The server and the store are loaded only now: `serve --help` and a wrong command line stay quick.
-    const [{ createServer }, { SqliteStore, StoreError }] = await Promise.all([
-      import('../runtime/server.ts'),
-      import('../storage/index.ts'),
-    ]);
-    const created = !existsSync(dbPath);
-    let store: SqliteStore;
+    const [{ createServer }, { shutDown }, { databaseTarget, isPostgresUrl, openStore, shownTarget, StoreError }] =
+      await Promise.all([
+        import('../runtime/server.ts'),
+        import('../runtime/shutdown.ts'),
+        import('../storage/index.ts'),
+      ]);
+    const dbPath = databaseTarget(values.db ?? `${plan.service.name}.db`);
+    const created = !isPostgresUrl(dbPath) && !existsSync(dbPath);
+    let store: Store;
     try {
-      store = new SqliteStore({ path: dbPath, synchronous: durability });
+      store = openStore(dbPath, { synchronous: durability });
     } catch (error) {
       if (!(error instanceof StoreError)) throw error;
       process.stderr.write(`ninefold serve: ${error.message}\n`);
@@ -109,11 +121,13 @@ export const serveCommand: Command<typeof OPTIONS> = {
       process.stderr.write(
         error.kind === 'migration-refused'
           ? `${error.message}\n`
-          : `ninefold serve: cannot migrate the database ${dbPath}: ${error.message}\n`,
+          : `ninefold serve: cannot migrate the database ${shownTarget(dbPath)}: ${error.message}\n`,
       );
       return 1;
     }
-    const app = await createServer(plan, { store, logLevel: values['log-level'] ?? 'info' });
+    const drain = createDrain(grace * 1000);
+    const app = await createServer(plan, { store, drain, logLevel: values['log-level'] ?? 'info' });
+    drain.watch(app.server);
     let address: string;
     try {
       address = await app.listen({ port, host });
@@ -126,7 +140,7 @@ export const serveCommand: Command<typeof OPTIONS> = {
       return 1;
     }
     process.stdout.write(
-      `${plan.service.title} is serving at ${address}\n  docs:     ${address}/docs\n  spec:     ${address}/docs/spec\n  openapi:  ${address}/openapi.json\n  database: ${dbPath}\n`,
+      `${plan.service.title} is serving at ${address}\n  docs:     ${address}/docs\n  spec:     ${address}/docs/spec\n  openapi:  ${address}/openapi.json\n  database: ${shownTarget(dbPath)}\n`,
     );
     return new Promise<number>((done) => {
       let stopping = false;
@@ -134,47 +148,14 @@ export const serveCommand: Command<typeof OPTIONS> = {
         if (stopping) return;
         stopping = true;
         app.log.info({ signal }, 'shutting down: finishing in-flight requests');
-        const outcome = await shutDown(app, store);
+        const outcome = await shutDown(app, store, drain);
         if (outcome.line) app.log[outcome.code === 0 ? 'warn' : 'error']({ signal }, `shut down: ${outcome.line}`);
+        // Work cut at the end of the grace (a webhook delivery waiting for its receiver) would hold the process.
+        if (outcome.cut) process.exit(outcome.code);
         done(outcome.code);
       };
       process.once('SIGTERM', () => void stop('SIGTERM'));
       process.once('SIGINT', () => void stop('SIGINT'));
     });
   },
-};
-
-const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
-
-/**
- * Stops accepting, finishes in-flight requests, then closes the store. Exit 0 when everything acknowledged is on disk,
- * even if the store could not tidy up (a WAL not checkpointed, applied at the next start, on a full disk); 1 when it may not
- * be (the database file was deleted or replaced while serving) or closing failed. Never throws: what went wrong is
- * one line for the log, without a stack.
- */
-const shutDown = async (
-  app: { close(): PromiseLike<unknown> },
-  store: Store,
-): Promise<{ code: number; line?: string }> => {
-  const problems: string[] = [];
-  let failed = false;
-  try {
-    await app.close();
-  } catch (error) {
-    failed = true;
-    problems.push(`closing the server: ${messageOf(error)}`);
-  }
-  try {
-    const report = await store.close();
-    failed ||= !report.intact;
-    if (report.note) problems.push(report.note);
-  } catch (error) {
-    failed = true;
-    problems.push(`closing the database: ${messageOf(error)}`);
-  }
-  if (problems.length === 0) return { code: failed ? 1 : 0 };
-  return {
-    code: failed ? 1 : 0,
-    line: `${problems.join('; ')}${failed ? '' : '; everything acknowledged is on disk'}`,
-  };
 };
