@@ -1,7 +1,8 @@
-// Start-up bench: how long `ninefold serve` takes from process spawn to its first answer on /healthz, and its
-// resident memory once idle. Usage: node bench/startup.mjs [spec] (default examples/orders/service.yaml, what
-// `npm start` serves), and the CPU time it used until then (steadier than wall time on a busy machine). Knobs: RUNS (7), IDLE_MS (2000: how long the server idles before RSS is read).
-// dist/ must be built (npm run build). Each run has a fresh database in a temporary folder.
+// Start-up bench: how long `ninefold serve` takes from process spawn to its first answer on /healthz, the CPU
+// time it used until then (steadier than wall time on a busy machine), and its resident memory once idle.
+// Usage: node bench/startup.mjs [spec] (default examples/orders/service.yaml, what `npm start` serves).
+// Knobs: RUNS (7), NINEFOLD_ROOT (another checkout, for a before/after), IDLE_MS (2000: how long the server
+// idles before RSS is read). dist/ must be built (npm run build). Each run has a fresh database.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
@@ -11,7 +12,8 @@ import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+// NINEFOLD_ROOT measures another checkout (with its dist/ built), for a before/after.
+const ROOT = resolve(process.env.NINEFOLD_ROOT ?? resolve(dirname(fileURLToPath(import.meta.url)), '..'));
 const SPEC = process.argv[2] ?? 'examples/orders/service.yaml';
 const RUNS = Number(process.env.RUNS ?? 7);
 const IDLE_MS = Number(process.env.IDLE_MS ?? 2000);
