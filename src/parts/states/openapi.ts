@@ -45,7 +45,6 @@ export const statePaths = (plan: Plan, resource: ResourcePlan): Record<string, P
       t.description,
       `From ${t.from.join(' or ')} to ${t.to}.`,
       t.when ? `Guard: \`${t.when}\`.` : '',
-      t.roles.length ? `Roles: ${t.roles.join(', ')}.` : '',
       t.after ? `Also taken by the service ${t.after} after the record entered ${t.from.join(' or ')}.` : '',
     ]
       .filter(Boolean)
