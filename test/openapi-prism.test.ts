@@ -142,7 +142,7 @@ describe('prism proxy in front of the order desk', () => {
     await call('GET', `/customers/${customerId}/summary`, 200);
 
     const events = await call('GET', '/events?type=Order.created,Order.placed&limit=10', 200);
-    const first = (events.json?.data as Array<{ id: string }>)[0];
+    const [first] = (events.json?.data ?? []) as Array<{ id: string }>;
     await call('GET', `/events/${first?.id}`, 200);
     await call('GET', '/events/evt_01JD7X3K9Q2M4N6P8R0S2T4V6W', 404);
     await waitFor(() => receiver.hits.length >= 2, 'the two deliveries of Order.created and Order.placed');
