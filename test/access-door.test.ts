@@ -133,11 +133,11 @@ describe('lists through the door', () => {
 
 describe('writes through the door', () => {
   it('a GET handler’s write is committed in a transaction of its own, with its event', async () => {
-    const events = s.countRows('_ninefold_events');
+    const events = await s.countRows('_ninefold_events');
     const r = await call(s.url, 'GET', '/door/touch', { headers: ann().h });
     expect(r.status, r.text).toBe(200);
     expect((await call(s.url, 'GET', `/tickets/${r.body.id}`, { headers: admin })).body.title).toBe('touched');
-    expect(s.countRows('_ninefold_events')).toBe(events + 1);
+    expect(await s.countRows('_ninefold_events')).toBe(events + 1);
   });
 
   it('the roles of the generated operation hold: deleting a ticket needs admin (override) → 403, then 204', async () => {
@@ -147,11 +147,11 @@ describe('writes through the door', () => {
   });
 
   it('a handler that fails after writing leaves nothing behind: no row, no event', async () => {
-    const rows = s.countRows('ticket');
-    const events = s.countRows('_ninefold_events');
+    const rows = await s.countRows('ticket');
+    const events = await s.countRows('_ninefold_events');
     const r = await call(s.url, 'POST', '/door/fail', { headers: ann().h });
     expect(r.status).toBe(409);
-    expect(s.countRows('ticket')).toBe(rows);
-    expect(s.countRows('_ninefold_events')).toBe(events);
+    expect(await s.countRows('ticket')).toBe(rows);
+    expect(await s.countRows('_ninefold_events')).toBe(events);
   });
 });

@@ -168,14 +168,14 @@ const events = () => s.countRows('_ninefold_events');
 describe('the refund request handler reads orders as its caller (ctx.records)', () => {
   it("another customer's paid order → 404 exactly like a missing one, and no event", async () => {
     const bobs = await paidOrder(bob.h);
-    const before = events();
+    const before = await events();
     const theirs = await refund(bobs, ann.h);
     const missing = 'ord_01JD7X3K9Q2M4N6P8R0S2T4V6W';
     const absent = await refund(missing, ann.h);
     expect(theirs.status, theirs.text).toBe(404);
     expect(theirs.body.code).toBe('not_found');
     expect(theirs.text.replaceAll(bobs, 'X')).toBe(absent.text.replaceAll(missing, 'X'));
-    expect(events()).toBe(before);
+    expect(await events()).toBe(before);
   });
 
   it("another customer's cart order → 404, not a 409 that names its state", async () => {
@@ -191,11 +191,11 @@ describe('the refund request handler reads orders as its caller (ctx.records)', 
     expect(own.status).toBe(409);
     expect(own.body.code).toBe('invalid_transition');
     const paid = await paidOrder(ann.h);
-    const before = events();
+    const before = await events();
     const asked = await refund(paid, ann.h);
     expect(asked.status, asked.text).toBe(202);
     expect(asked.body).toEqual({ order: paid, status: 'refund-requested' });
-    expect(events()).toBe(before + 1);
+    expect(await events()).toBe(before + 1);
     expect((await refund(paid, support)).status).toBe(202);
   });
 

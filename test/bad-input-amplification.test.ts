@@ -34,11 +34,11 @@ beforeAll(async () => {
   s = await serveSpec(SPEC);
 });
 afterAll(() => s.close({ remove: true }));
-beforeEach(() => {
-  rowsBefore = s.countRows('item');
+beforeEach(async () => {
+  rowsBefore = await s.countRows('item');
 });
 afterEach(async () => {
-  expect(s.countRows('item')).toBe(rowsBefore);
+  expect(await s.countRows('item')).toBe(rowsBefore);
   expect((await call(s.url, 'GET', '/healthz')).status).toBe(200);
 });
 

@@ -40,12 +40,12 @@ const create = (body: Record<string, unknown>) => call(s.url, 'POST', '/items', 
 
 /** Each bad value answers 422 with the field's pointer, and nothing is written. */
 const refused = async (body: Record<string, unknown>, pointer: string, code = 'validation_failed') => {
-  const before = s.countRows('item');
+  const before = await s.countRows('item');
   const r = await create(body);
   expect(r.status, JSON.stringify(body)).toBe(422);
   expect(r.body.code).toBe(code);
   expect(r.body.errors.map((e: { pointer: string }) => e.pointer)).toContain(pointer);
-  expect(s.countRows('item')).toBe(before);
+  expect(await s.countRows('item')).toBe(before);
 };
 
 describe('every field type round-trips', () => {
@@ -117,14 +117,14 @@ describe('every constraint is enforced with a pointer', () => {
 
   it('integers beyond ±(2^53−1) are refused with 422', async () => {
     for (const big of ['9007199254740993', '-9007199254740993', '1e300']) {
-      const before = s.countRows('item');
+      const before = await s.countRows('item');
       const r = await call(s.url, 'POST', '/items', {
         body: `{"name":"ok","big":${big}}`,
         headers: { 'content-type': 'application/json' },
       });
       expect(r.status, big).toBe(422);
       expect(['number_out_of_range', 'validation_failed']).toContain(r.body.code);
-      expect(s.countRows('item')).toBe(before);
+      expect(await s.countRows('item')).toBe(before);
     }
   });
 

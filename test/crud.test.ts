@@ -124,41 +124,41 @@ describe('update (merge patch), replace, delete with ETag / If-Match', () => {
 
 describe('fields a client may not write', () => {
   it('read-only and system fields are 422 read_only_field naming each, nothing written', async () => {
-    const before = s.countRows('customer');
+    const before = await s.countRows('customer');
     const r = await call(s.url, 'POST', '/customers', {
       json: { email: 'ro@example.com', score: 5, id: 'cus_x', createdAt: '2020-01-01T00:00:00Z' },
     });
     expect(r.status).toBe(422);
     expect(r.body.code).toBe('read_only_field');
     expect(r.body.errors.map((e: { pointer: string }) => e.pointer).sort()).toEqual(['#/createdAt', '#/id', '#/score']);
-    expect(s.countRows('customer')).toBe(before);
+    expect(await s.countRows('customer')).toBe(before);
   });
 
   it('unknown fields are 422 unknown_field, nothing written', async () => {
-    const before = s.countRows('customer');
+    const before = await s.countRows('customer');
     const r = await call(s.url, 'POST', '/customers', { json: { email: 'u@example.com', nmae: 'x' } });
     expect(r.status).toBe(422);
     expect(r.body).toMatchObject({ code: 'unknown_field', errors: [{ pointer: '#/nmae', code: 'unknown_field' }] });
-    expect(s.countRows('customer')).toBe(before);
+    expect(await s.countRows('customer')).toBe(before);
   });
 });
 
 describe('unique and references', () => {
   it('a second record with a unique value is 409 unique_violation naming the field', async () => {
     await newCustomer('dup@example.com');
-    const before = s.countRows('customer');
+    const before = await s.countRows('customer');
     const r = await call(s.url, 'POST', '/customers', { json: { email: 'dup@example.com' } });
     expect(r.status).toBe(409);
     expect(r.body).toMatchObject({ code: 'unique_violation', errors: [{ pointer: '#/email' }] });
-    expect(s.countRows('customer')).toBe(before);
+    expect(await s.countRows('customer')).toBe(before);
   });
 
   it('a ref to a missing record is 422 invalid_reference', async () => {
-    const before = s.countRows('tag');
+    const before = await s.countRows('tag');
     const r = await call(s.url, 'POST', '/tags', { json: { owner: 'cus_01ARZ3NDEKTSV4RRFFQ69G5FAV', label: 'x' } });
     expect(r.status).toBe(422);
     expect(r.body).toMatchObject({ code: 'invalid_reference', errors: [{ pointer: '#/owner' }] });
-    expect(s.countRows('tag')).toBe(before);
+    expect(await s.countRows('tag')).toBe(before);
   });
 
   it('nested collection: the parent comes from the path, other parents see 404', async () => {

@@ -25,7 +25,7 @@ const pay = (key: string, json: unknown) =>
 
 describe('Idempotency-Key', () => {
   it('same key and same body replays the first answer; one row is written', async () => {
-    const before = s.countRows('payment');
+    const before = await s.countRows('payment');
     const first = await pay('k-replay', { amount: '10.00' });
     const again = await pay('k-replay', { amount: '10.00' });
     expect(first.status).toBe(201);
@@ -34,16 +34,16 @@ describe('Idempotency-Key', () => {
     expect(again.headers.get('location')).toBe(first.headers.get('location'));
     expect(again.headers.get('etag')).toBe(first.headers.get('etag'));
     expect(again.headers.get('idempotent-replayed')).toBe('true');
-    expect(s.countRows('payment')).toBe(before + 1);
+    expect(await s.countRows('payment')).toBe(before + 1);
   });
 
   it('same key with another body is 422 idempotency_key_reused and writes nothing', async () => {
     await pay('k-other', { amount: '1.00' });
-    const before = s.countRows('payment');
+    const before = await s.countRows('payment');
     const r = await pay('k-other', { amount: '2.00' });
     expect(r.status).toBe(422);
     expect(r.body.code).toBe('idempotency_key_reused');
-    expect(s.countRows('payment')).toBe(before);
+    expect(await s.countRows('payment')).toBe(before);
   });
 
   it('same key on another path is refused too (the path is part of the request)', async () => {
@@ -57,19 +57,19 @@ describe('Idempotency-Key', () => {
   });
 
   it('a failed request stores nothing: a corrected retry with the same key runs and is created', async () => {
-    const before = s.countRows('payment');
+    const before = await s.countRows('payment');
     const bad = await pay('k-fail', { amount: 5 });
     expect(bad.status).toBe(422);
     expect(bad.body.code).toBe('validation_failed');
-    expect(s.countRows('payment')).toBe(before);
+    expect(await s.countRows('payment')).toBe(before);
     const good = await pay('k-fail', { amount: '5.00' });
     expect(good.status).toBe(201);
     expect(good.headers.get('idempotent-replayed')).toBeNull();
-    expect(s.countRows('payment')).toBe(before + 1);
+    expect(await s.countRows('payment')).toBe(before + 1);
   });
 
   it('concurrent requests with one key: one 201, the others 409 idempotency_key_in_use or a replay; one row', async () => {
-    const before = s.countRows('payment');
+    const before = await s.countRows('payment');
     const answers = await Promise.all(Array.from({ length: 8 }, () => pay('k-race', { amount: '7.00' })));
     const created = answers.filter((a) => a.status === 201 && !a.headers.get('idempotent-replayed'));
     expect(created).toHaveLength(1);
@@ -77,11 +77,11 @@ describe('Idempotency-Key', () => {
       if (a.status === 409) expect(a.body.code).toBe('idempotency_key_in_use');
       else expect(a.text).toBe(created[0]?.text);
     }
-    expect(s.countRows('payment')).toBe(before + 1);
+    expect(await s.countRows('payment')).toBe(before + 1);
   });
 
   it('an empty or over-long key is 400 idempotency_key_invalid', async () => {
-    const before = s.countRows('payment');
+    const before = await s.countRows('payment');
     for (const key of ['', 'x'.repeat(256)]) {
       const r = await call(s.url, 'POST', '/payments', {
         json: { amount: '1.00' },
@@ -90,7 +90,7 @@ describe('Idempotency-Key', () => {
       expect(r.status).toBe(400);
       expect(r.body.code).toBe('idempotency_key_invalid');
     }
-    expect(s.countRows('payment')).toBe(before);
+    expect(await s.countRows('payment')).toBe(before);
   });
 });
 
@@ -111,7 +111,7 @@ describe('Idempotency-Key across a restart', () => {
       });
       expect(replay.status).toBe(201);
       expect(replay.text).toBe(created.text);
-      expect(second.countRows('payment')).toBe(1);
+      expect(await second.countRows('payment')).toBe(1);
       const reused = await call(second.url, 'POST', '/payments', {
         json: { amount: '43.00' },
         headers: { 'idempotency-key': 'k-restart' },

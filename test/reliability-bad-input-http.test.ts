@@ -12,11 +12,11 @@ beforeAll(async () => {
   host = new URL(s.url).host;
 });
 afterAll(() => s.close({ remove: true }));
-beforeEach(() => {
-  rowsBefore = s.countRows('user');
+beforeEach(async () => {
+  rowsBefore = await s.countRows('user');
 });
 afterEach(async () => {
-  expect(s.countRows('user')).toBe(rowsBefore);
+  expect(await s.countRows('user')).toBe(rowsBefore);
   expect((await call(s.url, 'GET', '/healthz')).status).toBe(200);
 });
 

@@ -10,11 +10,11 @@ beforeAll(async () => {
 });
 afterAll(() => s.close({ remove: true }));
 /** Every case below is refused, so no case may leave a row behind. */
-beforeEach(() => {
-  rowsBefore = s.countRows('user');
+beforeEach(async () => {
+  rowsBefore = await s.countRows('user');
 });
-afterEach(() => {
-  expect(s.countRows('user')).toBe(rowsBefore);
+afterEach(async () => {
+  expect(await s.countRows('user')).toBe(rowsBefore);
 });
 
 const post = (body: string, headers: Record<string, string> = { 'content-type': 'application/json' }) =>

@@ -30,14 +30,14 @@ afterAll(() => s.close({ remove: true }));
 
 /** 422 validation_failed with exactly these pointers, each out_of_range, and nothing written. */
 const outOfRange = async (method: string, path: string, json: unknown, pointers: string[]) => {
-  const before = s.countRows('product');
+  const before = await s.countRows('product');
   const r = await call(s.url, method, path, { json });
   expect(r.status, JSON.stringify(json)).toBe(422);
   expect(r.body.code).toBe('validation_failed');
   expect(r.body.errors.map((e: { pointer: string; code: string }) => `${e.pointer} ${e.code}`)).toEqual(
     pointers.map((p) => `${p} out_of_range`),
   );
-  expect(s.countRows('product')).toBe(before);
+  expect(await s.countRows('product')).toBe(before);
 };
 
 describe('min and max of a decimal, compared as decimals', () => {

@@ -51,12 +51,12 @@ afterAll(() => s.close({ remove: true }));
 
 /** 422 invalid_reference listing exactly these pointers, and no order written. */
 const refused = async (method: string, path: string, json: unknown, pointers: string[]) => {
-  const before = s.countRows('order');
+  const before = await s.countRows('order');
   const r = await call(s.url, method, path, { json, headers: bob });
   expect(r.status, JSON.stringify(json)).toBe(422);
   expect(r.body.code).toBe('invalid_reference');
   expect(r.body.errors.map((e: { pointer: string }) => e.pointer)).toEqual(pointers);
-  expect(s.countRows('order')).toBe(before);
+  expect(await s.countRows('order')).toBe(before);
   return r;
 };
 

@@ -111,24 +111,24 @@ describe('a refused transition answers the problem and writes nothing', () => {
 
   it('409 invalid_transition with currentState and allowedTransitions when the state does not allow it', async () => {
     const order = await newOrder();
-    const before = historyCount();
+    const before = await historyCount();
     const r = await call(s.url, 'POST', `/orders/${order.id}/ship`, { json: { carrier: 'DHL', trackingNumber: 'X' } });
     expect(r.status).toBe(409);
     expect(r.headers.get('content-type')).toMatch(/^application\/problem\+json/);
     expect(r.body).toMatchObject({ code: 'invalid_transition', status: 409, currentState: 'cart' });
     expect([...r.body.allowedTransitions].sort()).toEqual(['cancel', 'place']);
-    expect(historyCount()).toBe(before);
+    expect(await historyCount()).toBe(before);
     expect((await getOrder(order.id)).status).toBe('cart');
     expect(await etagNow(order.id)).toBe(order.etag);
   });
 
   it('422 transition_guard_failed with the guard when an empty cart is placed', async () => {
     const order = await newOrder();
-    const before = historyCount();
+    const before = await historyCount();
     const r = await call(s.url, 'POST', `/orders/${order.id}/place`, { json: {} });
     expect(r.status).toBe(422);
     expect(r.body).toMatchObject({ code: 'transition_guard_failed', guard: 'size(record.lines) > 0' });
-    expect(historyCount()).toBe(before);
+    expect(await historyCount()).toBe(before);
     expect((await getOrder(order.id)).status).toBe('cart');
     expect(await etagNow(order.id)).toBe(order.etag);
     expect(await historyOf(s.url, `/orders/${order.id}`)).toEqual([]);
@@ -139,7 +139,7 @@ describe('a refused transition answers the problem and writes nothing', () => {
     await call(s.url, 'PATCH', `/orders/${order.id}`, { json: { lines: [{ product, qty: 1 }] } });
     const placed = await call(s.url, 'POST', `/orders/${order.id}/place`);
     expect(placed.status).toBe(200);
-    const before = historyCount();
+    const before = await historyCount();
     for (const body of [{}, { paymentRef: '' }, { paymentRef: 42 }]) {
       const r = await call(s.url, 'POST', `/orders/${order.id}/pay`, { json: body });
       expect(r.status, JSON.stringify(body)).toBe(422);
@@ -149,7 +149,7 @@ describe('a refused transition answers the problem and writes nothing', () => {
     const none = await call(s.url, 'POST', `/orders/${order.id}/pay`);
     expect(none.status).toBe(422);
     expect(none.body.code).toBe('validation_failed');
-    expect(historyCount()).toBe(before);
+    expect(await historyCount()).toBe(before);
     const after = await getOrder(order.id);
     expect(after.status).toBe('placed');
     expect(after).not.toHaveProperty('paymentRef');
@@ -162,11 +162,11 @@ describe('a refused transition answers the problem and writes nothing', () => {
     const patched = await call(s.url, 'PATCH', `/orders/${order.id}`, { json: { lines: [{ product, qty: 3 }] } });
     const fresh = patched.headers.get('etag') ?? '';
     expect(fresh).not.toBe(stale);
-    const before = historyCount();
+    const before = await historyCount();
     const r = await call(s.url, 'POST', `/orders/${order.id}/place`, { headers: { 'if-match': stale } });
     expect(r.status).toBe(412);
     expect(r.body.code).toBe('precondition_failed');
-    expect(historyCount()).toBe(before);
+    expect(await historyCount()).toBe(before);
     expect((await getOrder(order.id)).status).toBe('cart');
     expect(await etagNow(order.id)).toBe(fresh);
     const ok = await call(s.url, 'POST', `/orders/${order.id}/place`, { headers: { 'if-match': fresh } });
@@ -183,13 +183,13 @@ describe('Idempotency-Key on a transition (S7)', () => {
     const headers = { 'idempotency-key': `pay-${order.id}` };
     const first = await call(s.url, 'POST', `/orders/${order.id}/pay`, { json: { paymentRef: 'p1' }, headers });
     expect(first.status).toBe(200);
-    const before = historyCount();
+    const before = await historyCount();
     const retry = await call(s.url, 'POST', `/orders/${order.id}/pay`, { json: { paymentRef: 'p1' }, headers });
     expect(retry.status).toBe(200);
     expect(retry.text).toBe(first.text);
     expect(retry.headers.get('etag')).toBe(first.headers.get('etag'));
     expect(retry.headers.get('idempotent-replayed')).toBe('true');
-    expect(historyCount()).toBe(before);
+    expect(await historyCount()).toBe(before);
     expect((await historyOf(s.url, `/orders/${order.id}`)).map((h) => h.transition)).toEqual(['place', 'pay']);
     expect(await etagNow(order.id)).toBe(first.headers.get('etag'));
 
@@ -239,11 +239,11 @@ describe('the state field and editable fields', () => {
   });
 
   it('create with the state field answers 422 read_only_field and stores nothing', async () => {
-    const before = s.countRows('order');
+    const before = await s.countRows('order');
     const r = await call(s.url, 'POST', '/orders', { json: { customer, status: 'paid' } });
     expect(r.status).toBe(422);
     expect(r.body.code).toBe('read_only_field');
-    expect(s.countRows('order')).toBe(before);
+    expect(await s.countRows('order')).toBe(before);
   });
 });
 

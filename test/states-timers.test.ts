@@ -88,7 +88,7 @@ describe('after: 1s', () => {
     expect(history).toEqual([
       { transition: 'expire', from: 'held', to: 'expired', at: clock.iso(1000), input: {}, actor: 'system' },
     ]);
-    expect(s.countRows('_ninefold_timers')).toBe(0);
+    expect(await s.countRows('_ninefold_timers')).toBe(0);
   });
 
   it('a transition taken by hand before the delay cancels the timer', async () => {
@@ -98,7 +98,7 @@ describe('after: 1s', () => {
     const released = await call(s.url, 'POST', `/holds/${id}/release`);
     expect(released.status).toBe(200);
     expect(released.body.status).toBe('released');
-    expect(s.countRows('_ninefold_timers')).toBe(0);
+    expect(await s.countRows('_ninefold_timers')).toBe(0);
     clock.advance(1600);
     await aWholePass(clock);
     expect(await stateOf(s.url, id)).toBe('released');
@@ -118,7 +118,7 @@ describe('after: 1s', () => {
       const history = await historyOf(second.url, `/holds/${id}`);
       expect(history.map((h) => [h.transition, h.at])).toEqual([['expire', clock.iso(1300)]]);
     }
-    expect(second.countRows('_ninefold_timers')).toBe(0);
+    expect(await second.countRows('_ninefold_timers')).toBe(0);
   });
 });
 

@@ -1,11 +1,24 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { SqliteStore } from '../src/storage/index.ts';
+import { afterAll } from 'vitest';
+import { PostgresStore, SqliteStore } from '../src/storage/index.ts';
+import { dropSchema, dropSchemas, freshPgUrl } from './helpers/postgres.ts';
 import { storeContract, tempDir } from './storage/contract.ts';
 
-// PostgreSQL joins this list when its store lands; the contract itself does not change.
 storeContract('sqlite', {
   create: () => join(tempDir(), 'contract.db'),
   open: (path) => new SqliteStore({ path }),
   lose: (path) => rmSync(path),
 });
+
+storeContract('postgres', {
+  create: freshPgUrl,
+  open: (url) => new PostgresStore({ url }),
+  lose: async (url) => {
+    await dropSchema(url);
+  },
+  concurrentWriters: true,
+  sharedSignals: true,
+});
+
+afterAll(dropSchemas);

@@ -113,7 +113,7 @@ describe('W11 SSRF at registration', () => {
       expect(made.body.errors, url).toEqual([expect.objectContaining({ pointer: '#/url', code: 'forbidden_target' })]);
     }
     expect((await call(s.url, 'GET', '/webhook-endpoints', { headers: key })).body.data).toEqual([]);
-    expect(s.countRows('_ninefold_webhook_endpoints')).toBe(0);
+    expect(await s.countRows('_ninefold_webhook_endpoints')).toBe(0);
     // A public name is fine, and changing it to a private address later is refused the same way.
     const ep = await registerEndpoint(s.url, key, { url: 'https://hooks.example/in' });
     for (const url of ['http://127.0.0.1/', 'http://[::ffff:10.0.0.1]/']) {
@@ -137,7 +137,7 @@ describe('W11 SSRF at registration', () => {
       expect(made.body.code).toBe('invalid_webhook_url');
       expect(asked).toContain(host);
     }
-    expect(s.countRows('_ninefold_webhook_endpoints')).toBe(0);
+    expect(await s.countRows('_ninefold_webhook_endpoints')).toBe(0);
   });
 });
 

@@ -1,14 +1,31 @@
 import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { apiKeyStatus, issueApiKey } from '../parts/auth/keys.ts';
 import type { Plan } from '../plan/types.ts';
+import { closest } from '../spec/closest.ts';
 import { parseDuration } from '../spec/units.ts';
-import { type ApiKeyRecord, SqliteStore, StoreError } from '../storage/index.ts';
-import { type Command, HELP_OPTION, usageError } from './command.ts';
+import {
+  type ApiKeyRecord,
+  databaseTarget,
+  openStore,
+  type Store,
+  StoreError,
+  shownTarget,
+  storeExists,
+} from '../storage/index.ts';
+import { type Command, HELP_OPTION, type OptionSpecs, readArgs, usageLine } from './command.ts';
 import { loadPlanOrReport } from './load-plan.ts';
 
-const DB_OPTION = { db: { type: 'string' } } as const;
+const DB_OPTION = {
+  db: {
+    type: 'string',
+    value: 'PATH|URL',
+    env: ['NINEFOLD_DATABASE_URL', 'NINEFOLD_DB'],
+    defaultText: '<service name>.db of the spec',
+    description: 'the service database: a SQLite file or a postgres:// URL',
+  },
+} as const satisfies OptionSpecs;
+const DB_NOTE =
+  'Without a spec, --db PATH|URL, NINEFOLD_DATABASE_URL or NINEFOLD_DB names the database; with one, the default is <service name>.db.';
 const MAX_SUBJECT_LENGTH = 200;
 
 const fail = (sub: string, message: string, code: number): number => {
@@ -16,7 +33,10 @@ const fail = (sub: string, message: string, code: number): number => {
   return code;
 };
 
-/** The spec's plan (when a spec is given) and the database: `--db`, else NINEFOLD_DB, else `<service name>.db`. */
+/**
+ * The spec's plan (when a spec is given) and the database: `--db`, else NINEFOLD_DATABASE_URL, else NINEFOLD_DB, else
+ * `<service name>.db`.
+ */
 const target = async (
   sub: string,
   spec: string | undefined,
@@ -24,15 +44,22 @@ const target = async (
 ): Promise<{ plan: Plan | undefined; dbPath: string } | number> => {
   const plan = spec === undefined ? undefined : await loadPlanOrReport(spec);
   if (spec !== undefined && !plan) return 1;
-  const path = db ?? (process.env.NINEFOLD_DB || (plan ? `${plan.service.name}.db` : undefined));
-  if (!path) return fail(sub, 'give the spec, --db PATH or NINEFOLD_DB to say which database', 2);
-  return { plan, dbPath: resolve(path) };
+  const path =
+    db ??
+    (process.env.NINEFOLD_DATABASE_URL || process.env.NINEFOLD_DB || (plan ? `${plan.service.name}.db` : undefined));
+  if (!path)
+    return fail(
+      sub,
+      'give the spec, --db PATH or NINEFOLD_DB (or a postgres:// URL: --db or NINEFOLD_DATABASE_URL) to say which database',
+      2,
+    );
+  return { plan, dbPath: databaseTarget(path) };
 };
 
 /** Opens an existing database only: listing or revoking in a new, empty file would only hide a wrong path. */
-const withExistingStore = async (sub: string, dbPath: string, fn: (store: SqliteStore) => Promise<number>) => {
-  if (!existsSync(dbPath)) return fail(sub, `no database at ${dbPath}`, 1);
-  const store = new SqliteStore({ path: dbPath });
+const withExistingStore = async (sub: string, dbPath: string, fn: (store: Store) => Promise<number>) => {
+  if (!(await storeExists(dbPath, existsSync))) return fail(sub, `no database at ${shownTarget(dbPath)}`, 1);
+  const store = openStore(dbPath);
   try {
     return await fn(store);
   } finally {
@@ -50,22 +77,33 @@ const shown = (k: ApiKeyRecord, now: Date) => ({
   status: apiKeyStatus(k, now),
 });
 
-const create: Command = {
+const CREATE_OPTIONS = {
+  role: {
+    type: 'string',
+    value: 'R',
+    multiple: true,
+    description: 'a role the spec declares (auth.roles); at least one',
+  },
+  subject: {
+    type: 'string',
+    value: 'S',
+    defaultText: 'the key id',
+    description: 'who the key speaks for (principal.subject)',
+  },
+  expires: { type: 'string', value: 'DURATION', defaultText: 'never', description: 'lifetime: 90d, 24h or P90D' },
+  ...DB_OPTION,
+  ...HELP_OPTION,
+} as const satisfies OptionSpecs;
+
+const create: Command<typeof CREATE_OPTIONS> = {
+  name: 'keys create',
   summary: 'issue a key; the key text is the last line of output, shown once',
-  usage: 'keys create <spec> --role R [--role R2 …] [--subject S] [--expires 90d] [--db PATH]',
+  args: '<spec>',
+  options: CREATE_OPTIONS,
   async run(args) {
-    const { values, positionals } = parseArgs({
-      args,
-      options: {
-        ...HELP_OPTION,
-        ...DB_OPTION,
-        role: { type: 'string', multiple: true },
-        subject: { type: 'string' },
-        expires: { type: 'string' },
-      },
-      allowPositionals: true,
-    });
-    if (values.help || positionals.length !== 1) return usageError(this, values.help);
+    const read = readArgs(this, args, { min: 1, max: 1 });
+    if (typeof read === 'number') return read;
+    const { values, positionals } = read;
     const found = await target('create', positionals[0], values.db);
     if (typeof found === 'number') return found;
     const { plan, dbPath } = found;
@@ -92,7 +130,7 @@ const create: Command = {
     if (![...plan.auth.schemes.values()].some((s) => s.type === 'apiKey')) {
       process.stderr.write('warning: the spec has no apiKey scheme; the key is refused until it declares one\n');
     }
-    const store = new SqliteStore({ path: dbPath });
+    const store = openStore(dbPath);
     try {
       // The same migration serve runs, so the file is ready to serve; a refused (destructive) one stops here.
       await store.migrate(plan);
@@ -103,7 +141,7 @@ const create: Command = {
       });
       process.stdout.write(
         [
-          `Created API key ${record.id} in ${dbPath}`,
+          `Created API key ${record.id} in ${shownTarget(dbPath)}`,
           `  subject: ${record.subject}`,
           `  roles:   ${record.roles.join(', ')}`,
           `  expires: ${record.expiresAt ?? 'never'}`,
@@ -123,20 +161,23 @@ const create: Command = {
 
 const FORMATS = ['text', 'json'] as const;
 
-const list: Command = {
+const LIST_OPTIONS = {
+  format: { type: 'string', value: 'F', choices: FORMATS, default: 'text', description: 'a table or JSON' },
+  ...DB_OPTION,
+  ...HELP_OPTION,
+} as const satisfies OptionSpecs;
+
+const list: Command<typeof LIST_OPTIONS> = {
+  name: 'keys list',
   summary: 'list keys: id, subject, roles, created, expires, status (never a secret)',
-  usage: 'keys list [<spec>] [--db PATH] [--format text|json]',
+  args: '[<spec>]',
+  options: LIST_OPTIONS,
+  notes: [DB_NOTE],
   async run(args) {
-    const { values, positionals } = parseArgs({
-      args,
-      options: { ...HELP_OPTION, ...DB_OPTION, format: { type: 'string' } },
-      allowPositionals: true,
-    });
-    if (values.help || positionals.length > 1) return usageError(this, values.help);
+    const read = readArgs(this, args, { min: 0, max: 1 });
+    if (typeof read === 'number') return read;
+    const { values, positionals } = read;
     const format = values.format ?? 'text';
-    if (!(FORMATS as readonly string[]).includes(format)) {
-      return fail('list', `--format must be one of ${FORMATS.join(', ')}`, 2);
-    }
     const found = await target('list', positionals[0], values.db);
     if (typeof found === 'number') return found;
     return withExistingStore('list', found.dbPath, async (store) => {
@@ -147,7 +188,7 @@ const list: Command = {
         return 0;
       }
       if (keys.length === 0) {
-        process.stderr.write(`no API keys in ${found.dbPath}\n`);
+        process.stderr.write(`no API keys in ${shownTarget(found.dbPath)}\n`);
         return 0;
       }
       const rows = [
@@ -167,16 +208,18 @@ const list: Command = {
   },
 };
 
-const revoke: Command = {
+const REVOKE_OPTIONS = { ...DB_OPTION, ...HELP_OPTION } as const satisfies OptionSpecs;
+
+const revoke: Command<typeof REVOKE_OPTIONS> = {
+  name: 'keys revoke',
   summary: 'revoke a key; the next request that uses it is refused',
-  usage: 'keys revoke [<spec>] <id> [--db PATH]',
+  args: '[<spec>] <id>',
+  options: REVOKE_OPTIONS,
+  notes: [DB_NOTE],
   async run(args) {
-    const { values, positionals } = parseArgs({
-      args,
-      options: { ...HELP_OPTION, ...DB_OPTION },
-      allowPositionals: true,
-    });
-    if (values.help || positionals.length < 1 || positionals.length > 2) return usageError(this, values.help);
+    const read = readArgs(this, args, { min: 1, max: 2 });
+    if (typeof read === 'number') return read;
+    const { values, positionals } = read;
     const [spec, id] = positionals.length === 2 ? positionals : [undefined, positionals[0]];
     const found = await target('revoke', spec, values.db);
     if (typeof found === 'number' || id === undefined) return typeof found === 'number' ? found : 2;
@@ -186,7 +229,9 @@ const revoke: Command = {
         return 0;
       }
       const existing = await store.apiKeys.find(id);
-      const why = existing ? `${id} was already revoked at ${existing.revokedAt}` : `no key ${id} in ${found.dbPath}`;
+      const why = existing
+        ? `${id} was already revoked at ${existing.revokedAt}`
+        : `no key ${id} in ${shownTarget(found.dbPath)}`;
       return fail('revoke', why, 1);
     });
   },
@@ -197,20 +242,26 @@ const SUBCOMMANDS: Record<string, Command> = { create, list, revoke };
 const overview = () =>
   [
     'Usage:',
-    ...Object.values(SUBCOMMANDS).map((c) => `  ninefold ${c.usage}\n      ${c.summary}`),
+    ...Object.values(SUBCOMMANDS).map((c) => `  ${usageLine(c)}\n      ${c.summary}`),
     '',
-    'Without a spec, --db PATH or NINEFOLD_DB names the database; with one, the default is <service name>.db.',
+    DB_NOTE,
+    'Run `ninefold keys <command> --help` for its options.',
   ].join('\n');
 
-export const keysCommand: Command = {
+export const keysCommand: Command<typeof HELP_OPTION> = {
+  name: 'keys',
   summary: 'issue, list and revoke API keys (kept in the service database)',
-  usage: 'keys create|list|revoke [<spec>] … (keys <command> --help)',
+  args: 'create|list|revoke …',
+  options: HELP_OPTION,
   async run(args) {
     const [name, ...rest] = args;
     const sub = name === undefined ? undefined : SUBCOMMANDS[name];
     if (sub) return sub.run(rest);
     const help = name === '--help' || name === '-h' || name === 'help';
-    if (name !== undefined && !help) process.stderr.write(`ninefold keys: unknown command "${name}"\n`);
+    if (name !== undefined && !help) {
+      const near = closest(name, Object.keys(SUBCOMMANDS));
+      process.stderr.write(`ninefold keys: unknown command "${name}"${near ? `; did you mean "${near}"?` : ''}\n`);
+    }
     process.stdout.write(`${overview()}\n`);
     return help ? 0 : 2;
   },

@@ -1,5 +1,14 @@
 /** The storage folder's one door. */
 
+export {
+  databaseTarget,
+  isPostgresUrl,
+  type OpenStoreOptions,
+  openStore,
+  shownTarget,
+  storeExists,
+} from './open-store.ts';
+export { PostgresStore } from './postgres/postgres-store.ts';
 export { SqliteStore } from './sqlite/sqlite-store.ts';
 export type {
   ApiKeyRecord,

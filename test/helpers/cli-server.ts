@@ -15,12 +15,16 @@ export interface CliServer {
  * and resolves once it prints where it serves. No deadline of its own: a server that never starts fails the
  * test at the test's time-out, with what it printed.
  */
-export const startCliServer = (spec: string, args: readonly string[] = []): Promise<CliServer> =>
+export const startCliServer = (
+  spec: string,
+  args: readonly string[] = [],
+  env: Readonly<Record<string, string>> = {},
+): Promise<CliServer> =>
   new Promise((done, fail) => {
     const child = spawn(
       process.execPath,
       [resolve(ROOT, 'bin/ninefold.js'), 'serve', spec, '--port', '0', '--log-level', 'error', ...args],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
+      { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } },
     );
     let out = '';
     const onData = (chunk: Buffer) => {

@@ -10,16 +10,18 @@ import type { Plan } from '../../src/plan/types.ts';
 import { createServer } from '../../src/runtime/server.ts';
 import { checkSource } from '../../src/spec/check.ts';
 import { parseSpecText } from '../../src/spec/load.ts';
-import { SqliteStore, type Store } from '../../src/storage/index.ts';
+import { PostgresStore, SqliteStore, type Store } from '../../src/storage/index.ts';
+import { freshPgUrl, pgExec, schemaOf } from './postgres.ts';
 
 export interface Served {
   readonly url: string;
   readonly app: FastifyInstance;
-  readonly store: SqliteStore;
+  readonly store: Store;
   readonly plan: Plan;
+  /** The SQLite file, or the PostgreSQL URL (with its schema) when NF_STORE=postgres. */
   readonly dbPath: string;
-  /** Rows in a table, read through a separate read-only connection: what is really on disk. */
-  countRows(table: string): number;
+  /** Rows in a table, read through a separate connection: what is really committed. */
+  countRows(table: string): Promise<number>;
   /** Stops the server and the store; keeps the database file unless `remove` is set. */
   close(options?: { remove?: boolean }): Promise<void>;
 }
@@ -60,14 +62,37 @@ export interface ServeOptions {
   lookup?: LookupFunction;
   /** Where the server's log lines go (a test reads them). */
   logStream?: { write(line: string): void };
-  /** The store to serve from, instead of a new SQLite store on `dbPath` (a test wraps one to inject faults). */
-  store?: (opened: SqliteStore) => Store;
+  /** The store to serve from, instead of a new store on `dbPath` (a test wraps one to inject faults). */
+  store?: (opened: Store) => Store;
 }
 
-/** Serves a plan on a real port over a SQLite file (temporary unless `dbPath` is given). */
+/** The backend the HTTP suites run on: SQLite, or PostgreSQL with NF_STORE=postgres (`npm run test:postgres`). */
+export const ON_POSTGRES = process.env.NF_STORE === 'postgres';
+
+/** A fresh database of the backend under test: a temporary SQLite file, or a PostgreSQL schema of its own. */
+export const freshDatabase = (): string => (ON_POSTGRES ? freshPgUrl() : tempDbPath());
+
+const openDatabase = (target: string): Store =>
+  target.startsWith('postgres') ? new PostgresStore({ url: target }) : new SqliteStore({ path: target });
+
+const countIn = async (target: string, table: string): Promise<number> => {
+  const quoted = `"${table.replaceAll('"', '""')}"`;
+  if (target.startsWith('postgres')) {
+    const { rows } = await pgExec(`SELECT count(*)::int AS n FROM "${schemaOf(target)}".${quoted}`);
+    return rows[0]?.n as number;
+  }
+  const db = new Database(target, { readonly: true, fileMustExist: true });
+  try {
+    return (db.prepare(`SELECT count(*) AS n FROM ${quoted}`).get() as { n: number }).n;
+  } finally {
+    db.close();
+  }
+};
+
+/** Serves a plan on a real port over a fresh database of the backend under test (or the one `dbPath` names). */
 export const servePlan = async (plan: Plan, opts: ServeOptions = {}): Promise<Served> => {
-  const dbPath = opts.dbPath ?? tempDbPath();
-  const store = new SqliteStore({ path: dbPath });
+  const dbPath = opts.dbPath ?? freshDatabase();
+  const store = openDatabase(dbPath);
   await store.migrate(plan, { allowDataLoss: opts.allowDataLoss === true });
   const app = await createServer(plan, {
     store: opts.store ? opts.store(store) : store,
@@ -85,23 +110,18 @@ export const servePlan = async (plan: Plan, opts: ServeOptions = {}): Promise<Se
     store,
     plan,
     dbPath,
-    countRows(table) {
-      const db = new Database(dbPath, { readonly: true, fileMustExist: true });
-      try {
-        return (db.prepare(`SELECT count(*) AS n FROM "${table.replaceAll('"', '""')}"`).get() as { n: number }).n;
-      } finally {
-        db.close();
-      }
-    },
+    countRows: (table) => countIn(dbPath, table),
     async close({ remove = false } = {}) {
       await app.close();
       await store.close();
-      if (remove) rmSync(join(dbPath, '..'), { recursive: true, force: true });
+      if (!remove) return;
+      if (dbPath.startsWith('postgres')) await pgExec(`DROP SCHEMA IF EXISTS "${schemaOf(dbPath)}" CASCADE`);
+      else rmSync(join(dbPath, '..'), { recursive: true, force: true });
     },
   };
 };
 
-/** Serves an inline spec on a real port over a temporary SQLite file. */
+/** Serves an inline spec on a real port over a fresh database of the backend under test. */
 export const serveSpec = (yaml: string, opts: ServeOptions = {}): Promise<Served> => servePlan(planOf(yaml), opts);
 
 export interface JsonAnswer {

@@ -7,7 +7,9 @@ import { StoreError } from '../../src/storage/index.ts';
 import type { Backend } from './backend.ts';
 import { faultContract } from './fault-contract.ts';
 import { migrationContract } from './migration-contract.ts';
+import { outboxContract } from './outbox-contract.ts';
 import { planOfSpec } from './plan.ts';
+import { workerContract } from './worker-contract.ts';
 
 const SPEC = `
 ninefold: 1
@@ -352,4 +354,6 @@ export const storeContract = (name: string, backend: Backend) => {
   });
   faultContract(name, backend);
   migrationContract(name, backend);
+  outboxContract(name, backend);
+  workerContract(name, backend);
 };

@@ -46,7 +46,7 @@ export const faultContract = (name: string, backend: Backend) => {
 
     it('once the database is lost, a write on its own is refused, then every call', async () => {
       const { database, store } = await opened();
-      backend.lose(database);
+      await backend.lose(database);
       await unavailable(store.insert('Item', item('after')));
       await unavailable(store.get('Item', 'any'));
       await unavailable(store.events.lastSeq());
@@ -57,21 +57,21 @@ export const faultContract = (name: string, backend: Backend) => {
 
     it('once the database is lost, transactions committed together are all refused', async () => {
       const { database, store } = await opened();
-      backend.lose(database);
+      await backend.lose(database);
       const outcomes = Array.from({ length: 5 }, (_, i) =>
         store.transaction(async () => {
           await store.insert('Item', item(`together-${i}`));
           await store.events.append({ type: 'Item.created', time: new Date().toISOString(), data: { i } });
         }),
       );
-      for (const outcome of outcomes) await unavailable(outcome);
+      await Promise.all(outcomes.map(unavailable));
       await unavailable(store.transaction(async () => undefined));
       await store.close();
     });
 
     it('once the database is lost, ping fails', async () => {
       const { database, store } = await opened();
-      backend.lose(database);
+      await backend.lose(database);
       await unavailable(store.ping());
       await store.close();
     });

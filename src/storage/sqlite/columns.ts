@@ -1,5 +1,8 @@
 import type { FieldPlan, ResourcePlan } from '../../plan/types.ts';
 
+export { quote } from '../sql/dialect.ts';
+export { SYSTEM_COLUMNS } from '../sql/list-sql.ts';
+
 export type SqliteType = 'TEXT' | 'INTEGER' | 'REAL';
 
 export const sqliteType = (field: FieldPlan): SqliteType => {
@@ -30,12 +33,6 @@ export const fromSqlite = (field: FieldPlan): ((value: unknown) => unknown) => {
   return (v) => v;
 };
 
-export const quote = (identifier: string): string => `"${identifier.replaceAll('"', '""')}"`;
-
-/** What a NULL sorts as, so that keyset pagination over nullable columns stays total and stable. */
-export const nullSentinel = (field: FieldPlan | undefined): string | number =>
-  field && (sqliteType(field) !== 'TEXT' || field.type === 'decimal') ? -1.7976931348623157e308 : '';
-
 /** The columns of a resource's table, system columns first. */
 export const tableColumns = (resource: ResourcePlan): Array<{ name: string; type: SqliteType; field?: FieldPlan }> => [
   { name: 'id', type: 'TEXT' },
@@ -44,10 +41,3 @@ export const tableColumns = (resource: ResourcePlan): Array<{ name: string; type
   { name: 'revision', type: 'INTEGER' },
   ...resource.fields.map((field) => ({ name: field.column, type: sqliteType(field), field })),
 ];
-
-export const SYSTEM_COLUMNS: Readonly<Record<string, string>> = {
-  id: 'id',
-  createdAt: 'created_at',
-  updatedAt: 'updated_at',
-  revision: 'revision',
-};

@@ -1,14 +1,17 @@
 import type { Database } from 'better-sqlite3';
 import type { FieldType } from '../../parts/resources/field-schema.ts';
 import type { FieldPlan } from '../../plan/types.ts';
+import {
+  type Conversion,
+  conversionOf,
+  enumOutcome,
+  lossProblems,
+  type Problem,
+  retypeReport,
+} from '../sql/conversions.ts';
 import { quote, sqliteType } from './columns.ts';
-import { type Conversion, conversionOf, enumReplacement } from './conversions.ts';
 
-/** One line of a refused migration; `allowed`: --allow-data-loss may apply it. */
-export interface Problem {
-  readonly line: string;
-  readonly allowed: boolean;
-}
+export type { Problem };
 
 /** What migrating one existing column to its field's plan takes. */
 export interface FieldChange {
@@ -60,13 +63,7 @@ export const retype = (
         )
         .all(key) as Array<{ g: string; n: number }>)
     : [];
-  const problems = groups.map(({ g, n }) => {
-    const group = conversion.groups?.[g] ?? { are: 'do not fit', because: 'unknown' };
-    const what = `${name} changes type from ${from} to ${field.type}; ${n} stored value(s) ${group.are}`;
-    return group.withLoss
-      ? { line: `${what} (--allow-data-loss ${group.withLoss})`, allowed: true }
-      : { line: `${what} (refused even with --allow-data-loss: ${group.because})`, allowed: false };
-  });
+  const problems = lossProblems(name, from, field, conversion, groups);
   const lost = groups.reduce((sum, g) => sum + g.n, 0);
   const wanted = sqliteType(field);
   return {
@@ -77,7 +74,7 @@ export const retype = (
     ...(conversion.rewrites || at.declared !== wanted
       ? { rebuild: { type: wanted, value: `ninefold_convert(${quoteText(key)}, ${column})` } }
       : {}),
-    report: `${name}: ${from} → ${field.type}${lost > 0 ? `, ${lost} value(s) changed` : ''}`,
+    report: retypeReport(name, from, field, lost),
   };
 };
 
@@ -93,27 +90,18 @@ export const enumChange = (db: Database, at: { resource: string; table: string; 
     )
     .all(...values) as Array<{ v: unknown; n: number }>;
   if (held.length === 0) return { problems: [] };
-  const replacement = enumReplacement(field);
-  const name = `${resource}.${field.name}`;
-  const problems = held.map(({ v, n }) => {
-    const what = `${name} no longer allows ${JSON.stringify(v)}, which ${n} record(s) hold`;
-    return 'refused' in replacement
-      ? { line: `${what} (refused even with --allow-data-loss: ${replacement.refused})`, allowed: false }
-      : { line: `${what} (--allow-data-loss ${replacement.says})`, allowed: true };
-  });
-  if ('refused' in replacement) return { problems };
-  const count = held.reduce((sum, h) => sum + h.n, 0);
+  const outcome = enumOutcome(`${resource}.${field.name}`, field, held);
+  const apply = outcome.apply;
+  if (!apply) return { problems: outcome.problems };
   return {
-    problems,
+    problems: outcome.problems,
     apply: () =>
       db
         .prepare(
           `UPDATE ${quote(table)} SET ${column} = ?, revision = revision + 1, updated_at = ? WHERE ${notAllowed}`,
         )
-        .run(replacement.value, now(), ...values),
-    report: `${name}: ${count} record(s) holding ${held.map((h) => JSON.stringify(h.v)).join(', ')} ${
-      replacement.value === null ? 'cleared' : `set to ${JSON.stringify(replacement.value)}`
-    }`,
+        .run(apply.value, now(), ...values),
+    report: apply.report,
   };
 };
 

@@ -2,6 +2,8 @@ import type { Database } from 'better-sqlite3';
 import type { FieldType } from '../../parts/resources/field-schema.ts';
 import { snakeCase } from '../../parts/resources/naming.ts';
 import type { FieldPlan, Plan, ResourcePlan } from '../../plan/types.ts';
+import { uniqueBrokenLine } from '../sql/conversions.ts';
+import { indexStatements } from '../sql/indexes.ts';
 import { type MigrationReport, StoreError } from '../store.ts';
 import { quote, sqliteType, tableColumns } from './columns.ts';
 import { conversionFunctions, enumChange, type FieldChange, type Problem, retype } from './field-changes.ts';
@@ -11,33 +13,6 @@ const META = '_ninefold_fields';
 
 const countNonNull = (db: Database, table: string, column: string): number =>
   (db.prepare(`SELECT count(*) AS n FROM ${quote(table)} WHERE ${quote(column)} IS NOT NULL`).get() as { n: number }).n;
-
-const indexStatements = (resource: ResourcePlan): string[] => {
-  const t = resource.table;
-  // No index on created_at: ids are ULIDs, so creation order is id order, the table's own order.
-  const out: string[] = [];
-  for (const field of resource.fields) {
-    const filterable =
-      resource.list.filter.includes(field.name) || resource.list.sort.includes(field.name) || field.ref;
-    if (field.unique) {
-      out.push(
-        `CREATE UNIQUE INDEX IF NOT EXISTS ${quote(`${t}__${field.column}__unique`)} ON ${quote(t)} (${quote(field.column)})`,
-      );
-    } else if (filterable) {
-      out.push(
-        `CREATE INDEX IF NOT EXISTS ${quote(`${t}__${field.column}`)} ON ${quote(t)} (${quote(field.column)}, id)`,
-      );
-    }
-  }
-  for (const index of resource.indexes) {
-    const columns = index.fields.map((f) => resource.fieldsByName.get(f)?.column ?? f);
-    const name = index.name ?? `${t}__${columns.join('_')}`;
-    out.push(
-      `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${quote(name)} ON ${quote(t)} (${columns.map(quote).join(', ')})`,
-    );
-  }
-  return out;
-};
 
 /** The SQLite type an older version may have left on a column whose stored type says otherwise. */
 const typeOfColumn = (declared: string, stored: FieldType): FieldType => {
@@ -96,11 +71,10 @@ const attempt = (rewrite: () => void, resource: ResourcePlan): Problem | undefin
 
 const uniqueBroken = (message: string, resource: ResourcePlan): Problem => {
   const column = /\.(\w+)/.exec(message)?.[1];
-  const field = resource.fields.find((f) => f.column === column)?.name ?? column ?? 'a unique field';
-  return {
-    line: `${resource.name}.${field} must be unique, and after the change two or more records would hold the same value`,
-    allowed: false,
-  };
+  return uniqueBrokenLine(
+    resource.name,
+    resource.fields.find((f) => f.column === column)?.name ?? column ?? 'a unique field',
+  );
 };
 
 /**

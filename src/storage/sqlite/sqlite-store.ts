@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { Plan, ResourcePlan } from '../../plan/types.ts';
 import { createLocalSignals, notifying } from '../local-signals.ts';
+import { buildListSql, cursorValues, type ListSql, listShapeKey } from '../sql/list-sql.ts';
 import type { CloseReport, ListQuery, Row, Store, UpdateExpectation } from '../store.ts';
 import { sqliteApiKeys } from './api-keys.ts';
 import { fromSqlite, quote, SYSTEM_COLUMNS, toSqlite } from './columns.ts';
@@ -8,9 +9,9 @@ import { DatabaseFile } from './database-file.ts';
 import { sqliteEventLog } from './event-log.ts';
 import { GroupCommit, writesOwnTransaction } from './group-commit.ts';
 import { sqliteIdempotency } from './idempotency.ts';
-import { buildListSql, cursorValues, type ListSql, listShapeKey } from './list-sql.ts';
 import { migrateSqlite } from './migrate.ts';
 import { cannotOpen, openDatabase, type SqliteOptions } from './open-database.ts';
+import { sqliteDialect } from './sqlite-dialect.ts';
 import { methodsOf, storeErrorOf, translatingErrors } from './sqlite-errors.ts';
 import { sqliteStateLog } from './state-log.ts';
 import { sqliteWebhooks } from './webhooks.ts';
@@ -242,7 +243,7 @@ export class SqliteStore implements Store {
     const key = listShapeKey(query);
     let entry = table.lists.get(key);
     if (!entry) {
-      const sql = buildListSql(table.plan, query, table.columns);
+      const sql = buildListSql(sqliteDialect, table.plan, query, table.columns);
       entry = {
         sql,
         select: this.#db.prepare(sql.select).raw(true),
@@ -274,10 +275,11 @@ export class SqliteStore implements Store {
     return this.#group.run(fn);
   }
 
-  /** The file is still the one opened (a stat), and answers a query. */
+  /** The file is still the one opened (a stat), answers a query, and takes writes (see GroupCommit.probe). */
   async ping() {
     this.#file.verify();
     this.#db.prepare('SELECT 1').get();
+    this.#group.probe();
   }
 
   durability() {

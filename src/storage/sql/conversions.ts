@@ -137,3 +137,59 @@ export const enumReplacement = (
   if (field.required) return { refused: 'the field is required and has no default to give those records; declare one' };
   return { value: null, says: 'clears the field in those records' };
 };
+
+/** One line of a refused migration; `allowed`: --allow-data-loss may apply it. */
+export interface Problem {
+  readonly line: string;
+  readonly allowed: boolean;
+}
+
+/** The lines a type change's loss groups (value counts by group, in group order) give, the same on every backend. */
+export const lossProblems = (
+  name: string,
+  from: FieldType,
+  field: FieldPlan,
+  conversion: Conversion,
+  groups: ReadonlyArray<{ readonly g: string; readonly n: number }>,
+): Problem[] =>
+  groups.map(({ g, n }) => {
+    const group = conversion.groups?.[g] ?? { are: 'do not fit', because: 'unknown' };
+    const what = `${name} changes type from ${from} to ${field.type}; ${n} stored value(s) ${group.are}`;
+    return group.withLoss
+      ? { line: `${what} (--allow-data-loss ${group.withLoss})`, allowed: true }
+      : { line: `${what} (refused even with --allow-data-loss: ${group.because})`, allowed: false };
+  });
+
+/** The line of a type change in the migration report. */
+export const retypeReport = (name: string, from: FieldType, field: FieldPlan, lost: number) =>
+  `${name}: ${from} → ${field.type}${lost > 0 ? `, ${lost} value(s) changed` : ''}`;
+
+/** The refusal of a unique field whose rewritten values collide. */
+export const uniqueBrokenLine = (resource: string, field: string): Problem => ({
+  line: `${resource}.${field} must be unique, and after the change two or more records would hold the same value`,
+  allowed: false,
+});
+
+/**
+ * What removing enum values that records hold means: a line per value, and, when --allow-data-loss may apply it,
+ * the value those records get and the report line.
+ */
+export const enumOutcome = (
+  name: string,
+  field: FieldPlan,
+  held: ReadonlyArray<{ readonly v: unknown; readonly n: number }>,
+): { readonly problems: Problem[]; readonly apply?: { readonly value: string | null; readonly report: string } } => {
+  const replacement = enumReplacement(field);
+  const problems = held.map(({ v, n }) => {
+    const what = `${name} no longer allows ${JSON.stringify(v)}, which ${n} record(s) hold`;
+    return 'refused' in replacement
+      ? { line: `${what} (refused even with --allow-data-loss: ${replacement.refused})`, allowed: false }
+      : { line: `${what} (--allow-data-loss ${replacement.says})`, allowed: true };
+  });
+  if ('refused' in replacement) return { problems };
+  const count = held.reduce((sum, h) => sum + h.n, 0);
+  const report = `${name}: ${count} record(s) holding ${held.map((h) => JSON.stringify(h.v)).join(', ')} ${
+    replacement.value === null ? 'cleared' : `set to ${JSON.stringify(replacement.value)}`
+  }`;
+  return { problems, apply: { value: replacement.value, report } };
+};

@@ -1,6 +1,6 @@
-import type { ResourcePlan } from '../../plan/types.ts';
+import type { FieldPlan, ResourcePlan } from '../../plan/types.ts';
 import type { Condition, Filter, ListQuery } from '../store.ts';
-import { nullSentinel, quote, SYSTEM_COLUMNS } from './columns.ts';
+import { type Dialect, escapeLike, quote } from './dialect.ts';
 
 export interface ListSql {
   readonly select: string;
@@ -10,29 +10,41 @@ export interface ListSql {
   readonly countParams: (query: ListQuery) => unknown[];
 }
 
-const escapeLike = (value: string) => value.replace(/[\\%_]/g, (c) => `\\${c}`);
-/** GLOB has no escape character: a wildcard stands for itself inside brackets. */
-const escapeGlob = (value: string) => value.replace(/[*?[]/g, (c) => `[${c}]`);
+export const SYSTEM_COLUMNS: Readonly<Record<string, string>> = {
+  id: 'id',
+  createdAt: 'created_at',
+  updatedAt: 'updated_at',
+  revision: 'revision',
+};
+
+const NUMERIC_TYPES = new Set(['integer', 'number', 'boolean', 'decimal']);
+
+/** What a NULL sorts as, so that keyset pagination over nullable columns stays total and stable. */
+export const nullSentinel = (field: FieldPlan | undefined): string | number =>
+  field && NUMERIC_TYPES.has(field.type) ? -1.7976931348623157e308 : '';
 
 const SQL_OPS = { eq: '=', ne: '<>', lt: '<', lte: '<=', gt: '>', gte: '>=' } as const;
-const bindable = (v: unknown) => (typeof v === 'boolean' ? (v ? 1 : 0) : v);
 
-/** Renders a condition with bound values; the SQL text depends only on the condition's shape. */
+/**
+ * Renders a condition with bound values (`?` markers); the SQL text depends only on the condition's shape. TRUE and
+ * FALSE are keywords on both backends (SQLite reads them as 1 and 0).
+ */
 export const conditionSql = (
   column: (field: string) => string,
   c: Condition,
+  bind: (value: unknown) => unknown = (v) => v,
 ): { readonly sql: string; readonly params: unknown[] } => {
   switch (c.kind) {
     case 'const':
-      return { sql: c.value ? '1' : '0', params: [] };
+      return { sql: c.value ? 'TRUE' : 'FALSE', params: [] };
     case 'not': {
-      const inner = conditionSql(column, c.item);
+      const inner = conditionSql(column, c.item, bind);
       return { sql: `NOT (${inner.sql})`, params: inner.params };
     }
     case 'and':
     case 'or': {
-      if (c.items.length === 0) return { sql: c.kind === 'and' ? '1' : '0', params: [] };
-      const parts = c.items.map((item) => conditionSql(column, item));
+      if (c.items.length === 0) return { sql: c.kind === 'and' ? 'TRUE' : 'FALSE', params: [] };
+      const parts = c.items.map((item) => conditionSql(column, item, bind));
       return {
         sql: `(${parts.map((p) => p.sql).join(c.kind === 'and' ? ' AND ' : ' OR ')})`,
         params: parts.flatMap((p) => p.params),
@@ -41,14 +53,14 @@ export const conditionSql = (
     case 'compare': {
       const col = column(c.field);
       if (c.value === null || c.value === undefined) {
-        return { sql: c.op === 'ne' ? `${col} IS NOT NULL` : c.op === 'eq' ? `${col} IS NULL` : '0', params: [] };
+        return { sql: c.op === 'ne' ? `${col} IS NOT NULL` : c.op === 'eq' ? `${col} IS NULL` : 'FALSE', params: [] };
       }
-      if (c.op === 'ne') return { sql: `(${col} IS NULL OR ${col} <> ?)`, params: [bindable(c.value)] };
-      return { sql: `${col} ${SQL_OPS[c.op]} ?`, params: [bindable(c.value)] };
+      if (c.op === 'ne') return { sql: `(${col} IS NULL OR ${col} <> ?)`, params: [bind(c.value)] };
+      return { sql: `${col} ${SQL_OPS[c.op]} ?`, params: [bind(c.value)] };
     }
     case 'in':
-      if (c.values.length === 0) return { sql: '0', params: [] };
-      return { sql: `${column(c.field)} IN (${c.values.map(() => '?').join(', ')})`, params: c.values.map(bindable) };
+      if (c.values.length === 0) return { sql: 'FALSE', params: [] };
+      return { sql: `${column(c.field)} IN (${c.values.map(() => '?').join(', ')})`, params: c.values.map(bind) };
   }
 };
 
@@ -62,35 +74,34 @@ export const listShapeKey = (q: ListQuery): string =>
  * Builds the SELECT of a list page. Field and operator names come only from the plan (allow-listed by the
  * runtime); every value is a bound parameter. Pagination is keyset over (sort keys…, id).
  */
-export const buildListSql = (resource: ResourcePlan, q: ListQuery, columns = '*'): ListSql => {
+export const buildListSql = (dialect: Dialect, resource: ResourcePlan, q: ListQuery, columns = '*'): ListSql => {
   const column = (name: string) => SYSTEM_COLUMNS[name] ?? resource.fieldsByName.get(name)?.column ?? name;
-  // Decimals are stored as exact text; they compare and sort by value.
+  const bind = dialect.bind;
+  // Decimals compare and sort by value.
   const valueExpr = (name: string) => {
     const c = quote(column(name));
-    return resource.fieldsByName.get(name)?.type === 'decimal' ? `CAST(${c} AS REAL)` : c;
+    return resource.fieldsByName.get(name)?.type === 'decimal' ? dialect.decimalValue(c) : c;
   };
   const sortExpr = (name: string) => {
     // Ids are ULIDs minted with the creation time: creation order is id order, the table's own order.
     if (name === 'createdAt') return 'id';
     const field = resource.fieldsByName.get(name);
-    const c = valueExpr(name);
+    const c = field?.type === 'boolean' ? dialect.booleanValue(valueExpr(name)) : valueExpr(name);
     if (!field || field.required) return c;
     const sentinel = nullSentinel(field);
     return `coalesce(${c}, ${typeof sentinel === 'string' ? `''` : sentinel})`;
   };
   const where: string[] = [];
   const leading = q.sort[0]?.field ?? 'createdAt';
-  // Strings compare exactly, as `=` and unique indexes do: prefix is a GLOB (case-sensitive, and able to read a
-  // range of the field's index), contains an instr(). The i- operators fold A–Z only: LIKE and NOCASE, like
-  // SQLite's lower(), know no other case pairs without ICU, so é, İ and ß compare exactly.
+  // Strings compare exactly, as `=` and unique indexes do; the i- operators fold A–Z only (see the dialects).
   const filterClause = (f: Filter): string => {
     const type = resource.fieldsByName.get(f.field)?.type;
     const text = ['prefix', 'contains', 'ieq', 'iprefix', 'icontains'].includes(f.op);
     let c = text ? quote(column(f.field)) : valueExpr(f.field);
     // A range on a field the page is not sorted by: walking the table in sort order and testing each row beats
-    // reading the range from the field's index and sorting it, for a page of LIMIT rows. Unary + keeps SQLite
-    // from choosing that index (equality filters keep it: (field, id) then also yields the id order).
-    if (['gt', 'gte', 'lt', 'lte', 'ne'].includes(f.op) && f.field !== leading && c.startsWith('"')) c = `+${c}`;
+    // reading the range from the field's index and sorting it, for a page of LIMIT rows (equality filters keep the
+    // index: (field, id) then also yields the id order).
+    if (['gt', 'gte', 'lt', 'lte', 'ne'].includes(f.op) && f.field !== leading) c = dialect.unindexed(c);
     switch (f.op) {
       case 'eq':
         return `${c} = ?`;
@@ -107,33 +118,35 @@ export const buildListSql = (resource: ResourcePlan, q: ListQuery, columns = '*'
       case 'in':
         return `${c} IN (${(f.value as unknown[]).map(() => '?').join(', ')})`;
       case 'prefix':
-        return `${c} GLOB ?`;
+        return dialect.prefix(c).sql;
       case 'contains':
-        return type === 'array' ? `EXISTS (SELECT 1 FROM json_each(${c}) WHERE value = ?)` : `instr(${c}, ?) > 0`;
+        return type === 'array' ? dialect.arrayContains(c) : dialect.contains(c);
       case 'ieq':
-        return `${c} = ? COLLATE NOCASE`;
+        return dialect.equalsFolded(c);
       case 'iprefix':
       case 'icontains':
-        return `${c} LIKE ? ESCAPE '\\'`;
+        return dialect.likeFolded(c);
     }
   };
   for (const f of q.filters) where.push(filterClause(f));
   const ruleColumn = (name: string) => quote(column(name));
-  if (q.where) where.push(conditionSql(ruleColumn, q.where).sql);
-  const ruleParams = (query: ListQuery): unknown[] => (query.where ? conditionSql(ruleColumn, query.where).params : []);
+  if (q.where) where.push(conditionSql(ruleColumn, q.where, bind).sql);
+  const ruleParams = (query: ListQuery): unknown[] =>
+    query.where ? conditionSql(ruleColumn, query.where, bind).params : [];
+  const prefixParam = dialect.prefix('').param;
   const filterParams = (query: ListQuery): unknown[] =>
     query.filters.flatMap((f) => {
       switch (f.op) {
         case 'in':
           return f.value as unknown[];
         case 'prefix':
-          return [`${escapeGlob(String(f.value))}*`];
+          return [prefixParam(String(f.value))];
         case 'iprefix':
           return [`${escapeLike(String(f.value))}%`];
         case 'icontains':
           return [`%${escapeLike(String(f.value))}%`];
         default:
-          return [bindable(f.value)];
+          return [bind(f.value)];
       }
     });
   const sorted = q.sort.map((s) => ({ expr: sortExpr(s.field), desc: s.desc }));
@@ -154,9 +167,13 @@ export const buildListSql = (resource: ResourcePlan, q: ListQuery, columns = '*'
   const keysetParams = (after: readonly unknown[]): unknown[] =>
     keys.flatMap((_, i) => [...after.slice(0, i), after[i]]);
   return {
-    select: `SELECT ${columns} FROM ${table}${whereSql} ORDER BY ${order} LIMIT ?`,
+    select: dialect.placeholders(`SELECT ${columns} FROM ${table}${whereSql} ORDER BY ${order} LIMIT ?`),
     ...(q.count
-      ? { count: `SELECT count(*) AS n FROM ${table}${countWhere.length ? ` WHERE ${countWhere.join(' AND ')}` : ''}` }
+      ? {
+          count: dialect.placeholders(
+            `SELECT count(*) AS n FROM ${table}${countWhere.length ? ` WHERE ${countWhere.join(' AND ')}` : ''}`,
+          ),
+        }
       : {}),
     params: (query) => [
       ...filterParams(query),

@@ -1,0 +1,363 @@
+import type { Plan, ResourcePlan } from '../../plan/types.ts';
+import { notifying } from '../local-signals.ts';
+import { quote } from '../sql/dialect.ts';
+import { buildListSql, cursorValues, type ListSql, listShapeKey, SYSTEM_COLUMNS } from '../sql/list-sql.ts';
+import {
+  type CloseReport,
+  type ListQuery,
+  type Row,
+  type Store,
+  type StoreChannel,
+  StoreError,
+  type UpdateExpectation,
+} from '../store.ts';
+import { postgresApiKeys } from './api-keys.ts';
+import { fromPg, toPg } from './columns.ts';
+import { postgresEventLog } from './event-log.ts';
+import { postgresIdempotency } from './idempotency.ts';
+import { migratePostgres } from './migrate.ts';
+import { isLost, storeErrorOf } from './pg-errors.ts';
+import { PgPool, type PostgresOptions } from './pg-pool.ts';
+import { createPgSignals } from './pg-signals.ts';
+import { postgresDialect } from './postgres-dialect.ts';
+import { postgresStateLog } from './state-log.ts';
+import { SYSTEM_TABLES } from './system-tables.ts';
+import { postgresWebhooks } from './webhooks.ts';
+
+export type { PostgresOptions };
+
+interface Table {
+  readonly plan: ResourcePlan;
+  readonly columns: string;
+  readonly insert: string;
+  readonly get: string;
+  readonly toRow: (raw: Record<string, unknown>) => Row;
+  readonly toParams: (row: Row) => unknown[];
+  readonly lists: Map<string, ListSql>;
+}
+
+const MAX_CACHED_SHAPES = 256;
+
+/** Methods that answer synchronously, without the database: never wrapped. */
+const SYNCHRONOUS = new Set(['generation', 'keysetOf', 'bump', 'sequence']);
+
+/**
+ * The scale-out store: any number of instances share one PostgreSQL schema. Every guarantee lives in the database:
+ * unique indexes, idempotency claims in the caller's transaction, leases taken with SKIP LOCKED, an outbox numbered
+ * in commit order (event-log.ts), migrations under an advisory lock, and LISTEN/NOTIFY to wake the other instances.
+ */
+export class PostgresStore implements Store {
+  readonly #db: PgPool;
+  readonly #tables = new Map<string, Table>();
+  readonly #signals;
+  readonly idempotency;
+  readonly stateLog;
+  readonly apiKeys;
+  readonly events;
+  readonly webhooks;
+  readonly signals;
+  #ready: Promise<void> | undefined;
+  #closed = false;
+  #lost = false;
+  #synchronous = 'on';
+
+  constructor(options: PostgresOptions) {
+    const db = new PgPool(options);
+    this.#db = db;
+    const keys = postgresApiKeys(db);
+    this.#signals = createPgSignals({ connectionString: db.connectionString, schema: db.schema }, (channel) => {
+      if (channel === 'keys') keys.bump();
+    });
+    this.signals = this.#signals;
+    const part = <T extends object>(built: T): T => this.#guarded(built);
+    this.idempotency = part(postgresIdempotency(db));
+    this.stateLog = part(postgresStateLog(db));
+    this.apiKeys = this.#telling('keys', part(keys), ['create', 'revoke']);
+    this.events = notifying(this.#signals, 'events', part(postgresEventLog(db)), ['append']);
+    this.webhooks = this.#telling('endpoints', part(postgresWebhooks(db)), [
+      'createEndpoint',
+      'updateEndpoint',
+      'deleteEndpoint',
+      'moveCursor',
+    ]);
+    this.#guarded(this as PostgresStore, [
+      'migrate',
+      'get',
+      'getMany',
+      'insert',
+      'update',
+      'delete',
+      'list',
+      'exists',
+      'transaction',
+      'ping',
+    ]);
+  }
+
+  /** Makes the named writes tell this process at once and every other instance once they commit. */
+  #telling<T extends object>(channel: StoreChannel, part: T, methods: ReadonlyArray<keyof T & string>): T {
+    const target = part as Record<string, unknown>;
+    for (const name of methods) {
+      const method = target[name] as (...args: unknown[]) => Promise<unknown>;
+      target[name] = async (...args: unknown[]) => {
+        const result = await method.apply(part, args);
+        await this.#db
+          .rows(`SELECT pg_notify('ninefold', $1)`, [`${this.#db.schema} ${channel}`])
+          .catch(() => undefined);
+        this.#signals.notify(channel);
+        return result;
+      };
+    }
+    return part;
+  }
+
+  /**
+   * Every asynchronous method: refused once the store is closed or its schema lost, run once the store's own tables
+   * exist, and what it throws translated to a StoreError where it means one.
+   */
+  #guarded<T extends object>(part: T, names?: ReadonlyArray<string>): T {
+    const target = part as Record<string, unknown>;
+    const methods = names ?? Object.keys(part).filter((k) => typeof target[k] === 'function' && !SYNCHRONOUS.has(k));
+    for (const name of methods) {
+      const method = target[name] as (...args: unknown[]) => Promise<unknown>;
+      target[name] = async (...args: unknown[]) => {
+        if (this.#closed) throw new StoreError('unavailable', 'the store is closed');
+        if (this.#lost) throw this.#lostError();
+        try {
+          if (name !== 'migrate' && !this.#db.inTransaction) await this.#setUp();
+          return await method.apply(part, args);
+        } catch (error) {
+          if (isLost(error)) this.#lost = true;
+          throw storeErrorOf(error, this.#errorContext);
+        }
+      };
+    }
+    return part;
+  }
+
+  #lostError() {
+    return new StoreError('unavailable', `the schema "${this.#db.schema}" was deleted or replaced while the store ran`);
+  }
+
+  readonly #errorContext = {
+    uniqueField: (constraint: string) => {
+      for (const { plan } of this.#tables.values()) {
+        if (constraint === `${plan.table}_pkey`) return 'id';
+        for (const f of plan.fields) {
+          if (`${plan.table}__${f.column}__unique`.startsWith(constraint) && constraint.length > plan.table.length)
+            return f.name;
+        }
+        const index = plan.indexes.find(
+          (i) => i.unique && (i.name ?? `${plan.table}__${i.fields.join('_')}`) === constraint,
+        );
+        if (index) return index.fields.join(', ');
+      }
+      return constraint;
+    },
+  };
+
+  /** The schema and the store's own tables, made once per store (under the migration lock). */
+  #setUp(): Promise<void> {
+    this.#ready ??= this.#locked(async () => undefined).catch((error: unknown) => {
+      this.#ready = undefined;
+      throw error;
+    });
+    return this.#ready;
+  }
+
+  /** Runs `work` in one transaction holding the schema's migration lock, after making the store's own tables. */
+  async #locked<T>(work: () => Promise<T>): Promise<T> {
+    return this.#db.transaction(async () => {
+      await this.#db.rows('SELECT pg_advisory_xact_lock(hashtext($1))', [`ninefold-migrate:${this.#db.schema}`]);
+      await this.#db.rows(`CREATE SCHEMA IF NOT EXISTS ${quote(this.#db.schema)}`);
+      const [existing] = await this.#db.rows<{ here: boolean }>(
+        `SELECT to_regprocedure('_ninefold_sequence_events()') IS NOT NULL AS here`,
+      );
+      if (!existing?.here) await this.#db.client().query(SYSTEM_TABLES);
+      return work();
+    });
+  }
+
+  async migrate(plan: Plan, options: { allowDataLoss?: boolean } = {}) {
+    const report = await this.#locked(() => migratePostgres(this.#db.client(), plan, options.allowDataLoss === true));
+    this.#ready = Promise.resolve();
+    for (const resource of plan.resources) this.#tables.set(resource.name, this.#prepare(resource));
+    const [setting] = await this.#db.rows<{ synchronous_commit: string }>('SHOW synchronous_commit');
+    this.#synchronous = setting?.synchronous_commit ?? 'on';
+    this.#signals.start();
+    return report;
+  }
+
+  #prepare(plan: ResourcePlan): Table {
+    const t = quote(plan.table);
+    const fields = plan.fields;
+    const names = ['id', 'created_at', 'updated_at', 'revision', ...fields.map((f) => f.column)];
+    const writers = fields.map(toPg);
+    const readers = fields.map(fromPg);
+    const columns = names.map(quote).join(', ');
+    return {
+      plan,
+      columns,
+      insert: `INSERT INTO ${t} (${columns}) VALUES (${names.map((_, i) => `$${i + 1}`).join(', ')})`,
+      get: `SELECT ${columns} FROM ${t} WHERE id = $1`,
+      toRow: (raw) => {
+        const row: Row = {
+          id: raw.id as string,
+          createdAt: raw.created_at as string,
+          updatedAt: raw.updated_at as string,
+          revision: raw.revision as number,
+        };
+        for (let i = 0; i < fields.length; i++) {
+          const f = fields[i] as (typeof fields)[number];
+          const v = raw[f.column];
+          row[f.name] = v === null || v === undefined ? null : (readers[i] as (v: unknown) => unknown)(v);
+        }
+        return row;
+      },
+      toParams: (row) => [
+        row.id,
+        row.createdAt,
+        row.updatedAt,
+        row.revision,
+        ...fields.map((f, i) => (writers[i] as (v: unknown) => unknown)(row[f.name])),
+      ],
+      lists: new Map(),
+    };
+  }
+
+  #table(resource: string): Table {
+    const table = this.#tables.get(resource);
+    if (!table) throw new Error(`unknown resource ${resource}`);
+    return table;
+  }
+
+  #column(table: Table, name: string) {
+    return quote(SYSTEM_COLUMNS[name] ?? table.plan.fieldsByName.get(name)?.column ?? name);
+  }
+
+  #param(table: Table, name: string, value: unknown) {
+    const field = table.plan.fieldsByName.get(name);
+    return field ? toPg(field)(value) : value;
+  }
+
+  async get(resource: string, id: string) {
+    const table = this.#table(resource);
+    const [raw] = await this.#db.rows<Record<string, unknown>>(table.get, [id]);
+    return raw ? table.toRow(raw) : undefined;
+  }
+
+  async getMany(resource: string, ids: readonly string[]) {
+    if (ids.length === 0) return [];
+    const table = this.#table(resource);
+    const raws = await this.#db.rows<Record<string, unknown>>(
+      `SELECT ${table.columns} FROM ${quote(table.plan.table)} WHERE id = ANY($1::text[]) ORDER BY id`,
+      [ids],
+    );
+    return raws.map(table.toRow);
+  }
+
+  async insert(resource: string, row: Row) {
+    const table = this.#table(resource);
+    await this.#db.rows(table.insert, table.toParams(row));
+  }
+
+  async update(resource: string, id: string, changes: Record<string, unknown>, expect: UpdateExpectation = {}) {
+    const table = this.#table(resource);
+    const names = Object.keys(changes);
+    const whereNames = Object.keys(expect.where ?? {});
+    const params: unknown[] = [];
+    const next = (value: unknown) => {
+      params.push(value);
+      return `$${params.length}`;
+    };
+    const sets = [
+      ...names.map((n) => `${this.#column(table, n)} = ${next(this.#param(table, n, changes[n]))}`),
+      'revision = revision + 1',
+    ];
+    const conditions = [
+      `id = ${next(id)}`,
+      ...whereNames.map((n) => `${this.#column(table, n)} = ${next(this.#param(table, n, expect.where?.[n]))}`),
+      ...(expect.revision === undefined ? [] : [`revision = ${next(expect.revision)}`]),
+    ];
+    const [raw] = await this.#db.rows<Record<string, unknown>>(
+      `UPDATE ${quote(table.plan.table)} SET ${sets.join(', ')} WHERE ${conditions.join(' AND ')} RETURNING ${table.columns}`,
+      params,
+    );
+    return raw ? table.toRow(raw) : undefined;
+  }
+
+  async delete(resource: string, id: string, expect: UpdateExpectation = {}) {
+    const table = this.#table(resource);
+    const result =
+      expect.revision === undefined
+        ? await this.#db.result(`DELETE FROM ${quote(table.plan.table)} WHERE id = $1`, [id])
+        : await this.#db.result(`DELETE FROM ${quote(table.plan.table)} WHERE id = $1 AND revision = $2`, [
+            id,
+            expect.revision,
+          ]);
+    return (result.rowCount ?? 0) > 0;
+  }
+
+  async list(resource: string, query: ListQuery) {
+    const table = this.#table(resource);
+    const key = listShapeKey(query);
+    let sql = table.lists.get(key);
+    if (!sql) {
+      sql = buildListSql(postgresDialect, table.plan, query, table.columns);
+      if (table.lists.size < MAX_CACHED_SHAPES) table.lists.set(key, sql);
+    }
+    const rows = (await this.#db.rows<Record<string, unknown>>(sql.select, sql.params(query))).map(table.toRow);
+    if (!sql.count) return { rows };
+    const [counted] = await this.#db.rows<{ n: number }>(sql.count, sql.countParams(query));
+    return { rows, total: counted?.n ?? 0 };
+  }
+
+  keysetOf(resource: string, query: ListQuery, row: Row): unknown[] {
+    return cursorValues(this.#table(resource).plan, query, row);
+  }
+
+  async exists(resource: string, field: string, value: unknown) {
+    const table = this.#table(resource);
+    const rows = await this.#db.rows(
+      `SELECT 1 FROM ${quote(table.plan.table)} WHERE ${this.#column(table, field)} = $1 LIMIT 1`,
+      [this.#param(table, field, value)],
+    );
+    return rows.length > 0;
+  }
+
+  async transaction<T>(fn: () => Promise<T>): Promise<T> {
+    return this.#db.transaction(fn);
+  }
+
+  /** The store's tables are there (not dropped under it) and the server takes writes (no standby). */
+  async ping() {
+    const [row] = await this.#db.rows<{ here: boolean; standby: boolean }>(
+      `SELECT to_regclass('_ninefold_events') IS NOT NULL AS here, pg_is_in_recovery() AS standby`,
+    );
+    if (!row?.here) {
+      this.#lost = true;
+      throw this.#lostError();
+    }
+    if (row.standby) throw new StoreError('unavailable', 'the database is a read-only standby');
+  }
+
+  durability() {
+    return { backend: 'postgres', journal: 'wal', synchronous: this.#synchronous };
+  }
+
+  /** Stops listening and closes the pool; intact unless the schema was dropped under the store. */
+  async close(): Promise<CloseReport> {
+    if (this.#closed) return { intact: !this.#lost };
+    let intact = !this.#lost;
+    if (intact) {
+      const [row] = await this.#db
+        .rows<{ here: boolean }>(`SELECT to_regclass('_ninefold_events') IS NOT NULL AS here`)
+        .catch(() => [{ here: true }]);
+      intact = row?.here !== false || this.#ready === undefined;
+    }
+    this.#closed = true;
+    await this.#signals.stop();
+    await this.#db.end().catch(() => undefined);
+    return intact ? { intact } : { intact, note: this.#lostError().message };
+  }
+}

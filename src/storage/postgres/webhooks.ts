@@ -1,0 +1,233 @@
+import type { Delivery, DeliveryAttempt, WebhookEndpoint, WebhookStore } from '../store.ts';
+import type { PgPool } from './pg-pool.ts';
+
+interface EndpointRow {
+  id: string;
+  kind: WebhookEndpoint['kind'];
+  url: string;
+  events: string;
+  secret: string;
+  previous_secret: string | null;
+  previous_until: string | null;
+  description: string | null;
+  owner_subject: string;
+  owner_roles: string;
+  api_version: string | null;
+  created_at: string;
+  disabled_at: string | null;
+  disabled_reason: string | null;
+  cursor: number;
+  failing_since: string | null;
+}
+
+interface DeliveryRow {
+  id: number;
+  endpoint_id: string;
+  event_id: string;
+  event_seq: number;
+  url: string | null;
+  state: Delivery['state'];
+  attempts: number;
+  next_at: string | null;
+  created_at: string;
+}
+
+const toEndpoint = (r: EndpointRow): WebhookEndpoint => ({
+  id: r.id,
+  kind: r.kind,
+  url: r.url,
+  events: JSON.parse(r.events) as string[],
+  secret: r.secret,
+  ...(r.previous_secret ? { previousSecret: r.previous_secret } : {}),
+  ...(r.previous_until ? { previousUntil: r.previous_until } : {}),
+  ...(r.description ? { description: r.description } : {}),
+  ownerSubject: r.owner_subject,
+  ownerRoles: JSON.parse(r.owner_roles) as string[],
+  ...(r.api_version ? { apiVersion: r.api_version } : {}),
+  createdAt: r.created_at,
+  ...(r.disabled_at ? { disabledAt: r.disabled_at } : {}),
+  ...(r.disabled_reason ? { disabledReason: r.disabled_reason } : {}),
+  cursor: r.cursor,
+  ...(r.failing_since ? { failingSince: r.failing_since } : {}),
+});
+
+const toDelivery = (r: DeliveryRow): Delivery => ({
+  id: r.id,
+  endpointId: r.endpoint_id,
+  eventId: r.event_id,
+  eventSeq: r.event_seq,
+  ...(r.url ? { url: r.url } : {}),
+  state: r.state,
+  attempts: r.attempts,
+  ...(r.next_at ? { nextAt: r.next_at } : {}),
+  createdAt: r.created_at,
+});
+
+const COLUMNS: Record<string, string> = {
+  url: 'url',
+  events: 'events',
+  secret: 'secret',
+  previousSecret: 'previous_secret',
+  previousUntil: 'previous_until',
+  description: 'description',
+  apiVersion: 'api_version',
+  disabledAt: 'disabled_at',
+  disabledReason: 'disabled_reason',
+  failingSince: 'failing_since',
+};
+
+const ENDPOINTS = '_ninefold_webhook_endpoints';
+const DELIVERIES = '_ninefold_deliveries';
+
+/**
+ * Webhook endpoints, their cursors and deliveries, as on SQLite (sqlite/webhooks.ts). Endpoint leases and due
+ * retries are taken with FOR UPDATE SKIP LOCKED: instances claiming at once each get other rows, none waits.
+ */
+export const postgresWebhooks = (db: PgPool): WebhookStore => ({
+  async createEndpoint(e) {
+    await db.rows(
+      `INSERT INTO ${ENDPOINTS} (id, kind, url, events, secret, description, owner_subject, owner_roles, api_version, created_at, cursor)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+      [
+        e.id,
+        e.kind,
+        e.url,
+        JSON.stringify(e.events),
+        e.secret,
+        e.description ?? null,
+        e.ownerSubject,
+        JSON.stringify(e.ownerRoles),
+        e.apiVersion ?? null,
+        e.createdAt,
+        e.cursor,
+      ],
+    );
+  },
+  async getEndpoint(id) {
+    const [row] = await db.rows<EndpointRow>(`SELECT * FROM ${ENDPOINTS} WHERE id = $1`, [id]);
+    return row ? toEndpoint(row) : undefined;
+  },
+  async listEndpoints(owner) {
+    const rows = await db.rows<EndpointRow>(
+      `SELECT * FROM ${ENDPOINTS} WHERE owner_subject = $1 AND kind = 'webhook' ORDER BY created_at, id`,
+      [owner],
+    );
+    return rows.map(toEndpoint);
+  },
+  async updateEndpoint(id, changes) {
+    const entries = Object.entries(changes).filter(([k]) => COLUMNS[k]);
+    if (!entries.length) return;
+    const sets = entries.map(([k], i) => `${COLUMNS[k]} = $${i + 1}`).join(', ');
+    const values = entries.map(([k, v]) => (k === 'events' ? JSON.stringify(v) : (v ?? null)));
+    await db.rows(`UPDATE ${ENDPOINTS} SET ${sets} WHERE id = $${entries.length + 1}`, [...values, id]);
+  },
+  async deleteEndpoint(id) {
+    await db.transaction(async () => {
+      await db.rows(
+        `UPDATE ${DELIVERIES} SET state = 'failed', next_at = NULL WHERE endpoint_id = $1 AND state = 'pending'`,
+        [id],
+      );
+      await db.rows(`DELETE FROM ${ENDPOINTS} WHERE id = $1`, [id]);
+    });
+  },
+  async leaseEndpoints(owner, now, until) {
+    const rows = await db.rows<EndpointRow>(
+      `UPDATE ${ENDPOINTS} SET lease_owner = $1, lease_until = $2
+       WHERE id IN (SELECT id FROM ${ENDPOINTS}
+                    WHERE disabled_at IS NULL AND (lease_owner = $1 OR lease_until IS NULL OR lease_until <= $3)
+                    FOR UPDATE SKIP LOCKED)
+       RETURNING *`,
+      [owner, until, now],
+    );
+    return rows.map(toEndpoint);
+  },
+  async releaseEndpoints(owner) {
+    await db.rows(`UPDATE ${ENDPOINTS} SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = $1`, [owner]);
+  },
+  async moveCursor(endpointId, seq) {
+    await db.rows(`UPDATE ${ENDPOINTS} SET cursor = $1 WHERE id = $2`, [seq, endpointId]);
+  },
+  async advanceCursor(endpointId, owner, seq) {
+    await db.rows(`UPDATE ${ENDPOINTS} SET cursor = $1 WHERE id = $2 AND lease_owner = $3 AND cursor < $1`, [
+      seq,
+      endpointId,
+      owner,
+    ]);
+  },
+  async recordAttempt(r) {
+    const nextAt = r.next.state === 'pending' ? r.next.at : null;
+    return db.transaction(async () => {
+      let id = r.deliveryId;
+      if (id === undefined) {
+        const [row] = await db.rows<{ id: number }>(
+          `INSERT INTO ${DELIVERIES} (endpoint_id, event_id, event_seq, url, state, attempts, next_at, created_at)
+           VALUES ($1, $2, $3, $4, $5, 1, $6, $7) RETURNING id`,
+          [r.endpointId, r.eventId, r.eventSeq, r.url ?? null, r.next.state, nextAt, r.attempt.at],
+        );
+        id = (row as { id: number }).id;
+      } else {
+        await db.rows(
+          `UPDATE ${DELIVERIES} SET attempts = attempts + 1, state = $1, next_at = $2, lease_owner = NULL, lease_until = NULL WHERE id = $3`,
+          [r.next.state, nextAt, id],
+        );
+      }
+      const a = r.attempt;
+      await db.rows(
+        'INSERT INTO _ninefold_delivery_attempts (delivery_id, at, status, duration_ms, error) VALUES ($1, $2, $3, $4, $5)',
+        [id, a.at, a.status ?? null, Math.round(a.durationMs), a.error ?? null],
+      );
+      return id;
+    });
+  },
+  async claimDue(now, owner, leaseMs, limit) {
+    const at = now.toISOString();
+    const rows = await db.rows<DeliveryRow>(
+      `UPDATE ${DELIVERIES} SET lease_owner = $1, lease_until = $2
+       WHERE id IN (SELECT id FROM ${DELIVERIES}
+                    WHERE state = 'pending' AND next_at <= $3 AND (lease_until IS NULL OR lease_until <= $3)
+                    ORDER BY next_at, id LIMIT $4 FOR UPDATE SKIP LOCKED)
+       RETURNING *`,
+      [owner, new Date(now.getTime() + leaseMs).toISOString(), at, limit],
+    );
+    return rows.map(toDelivery).sort((a, b) => (a.nextAt ?? '').localeCompare(b.nextAt ?? '') || a.id - b.id);
+  },
+  async listDeliveries(endpointId, limit) {
+    const rows = await db.rows<DeliveryRow>(
+      `SELECT * FROM ${DELIVERIES} WHERE endpoint_id = $1 ORDER BY id DESC LIMIT $2`,
+      [endpointId, limit],
+    );
+    const attempts = await db.rows<{
+      delivery_id: number;
+      at: string;
+      status: number | null;
+      duration_ms: number;
+      error: string | null;
+    }>(
+      'SELECT delivery_id, at, status, duration_ms, error FROM _ninefold_delivery_attempts WHERE delivery_id = ANY($1::bigint[]) ORDER BY pk',
+      [rows.map((r) => r.id)],
+    );
+    return rows.map((row) => ({
+      ...toDelivery(row),
+      log: attempts
+        .filter((a) => a.delivery_id === row.id)
+        .map(
+          (a): DeliveryAttempt => ({
+            at: a.at,
+            ...(a.status !== null ? { status: a.status } : {}),
+            durationMs: a.duration_ms,
+            ...(a.error !== null ? { error: a.error } : {}),
+          }),
+        ),
+    }));
+  },
+  async getDelivery(id) {
+    const [row] = await db.rows<DeliveryRow>(`SELECT * FROM ${DELIVERIES} WHERE id = $1`, [id]);
+    return row ? toDelivery(row) : undefined;
+  },
+  async retry(id, at) {
+    await db.rows(
+      `UPDATE ${DELIVERIES} SET state = 'pending', next_at = $1, lease_owner = NULL, lease_until = NULL WHERE id = $2`,
+      [at, id],
+    );
+  },
+});

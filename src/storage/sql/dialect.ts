@@ -1,0 +1,35 @@
+/**
+ * What differs between the SQL of two databases, as far as the shared statement builders (list-sql.ts) go: one
+ * small object per backend (sqlite/sqlite-dialect.ts, postgres/postgres-dialect.ts). Builders write `?` for every
+ * parameter; `placeholders` turns them into the backend's own markers.
+ */
+export interface Dialect {
+  readonly name: 'sqlite' | 'postgres';
+  /** The statement with its `?` markers renumbered for the backend (`$1`, `$2`, … on PostgreSQL). */
+  placeholders(sql: string): string;
+  /** A JS value as a bound parameter (SQLite has no booleans: 1 and 0). */
+  bind(value: unknown): unknown;
+  /** A decimal column as a value that compares and sorts by number. */
+  decimalValue(column: string): string;
+  /** A boolean column as a number (the keyset cursor records booleans as 1 and 0 on every backend). */
+  booleanValue(column: string): string;
+  /**
+   * A column compared by a range on a field the page is not sorted by: SQLite's unary `+` keeps its planner from
+   * reading the range through the field's index and sorting it (walking in sort order wins for a page).
+   */
+  unindexed(column: string): string;
+  /** Exact, case-sensitive prefix: the SQL, and the parameter it takes for a prefix. */
+  prefix(column: string): { readonly sql: string; readonly param: (prefix: string) => string };
+  /** Exact substring test (`?` the substring). */
+  contains(column: string): string;
+  /** Membership of `?` in a JSON array column. */
+  arrayContains(column: string): string;
+  /** Equality folding A–Z only (`?` the value). */
+  equalsFolded(column: string): string;
+  /** LIKE folding A–Z only (`?` the pattern, `\` its escape). */
+  likeFolded(column: string): string;
+}
+
+export const escapeLike = (value: string) => value.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+export const quote = (identifier: string): string => `"${identifier.replaceAll('"', '""')}"`;
