@@ -81,15 +81,28 @@ describe('the command line reads like its help', () => {
   });
 
   it.each([
-    ['serve', ['--port N', 'default 3000', 'env PORT', 'env NINEFOLD_DB', 'one of normal, full', 'env LOG_LEVEL']],
+    [
+      'serve',
+      [
+        '--port N',
+        'default 3000',
+        'env PORT',
+        'env NINEFOLD_DATABASE_URL, then NINEFOLD_DB',
+        'one of normal, full',
+        'env LOG_LEVEL',
+      ],
+    ],
     ['check', ['--format F', 'one of text, json', 'default text', '--access']],
     ['init', ['[dir]', 'never overwritten']],
     ['docs', ['--format F', 'one of md, html', '--out FILE']],
     ['openapi', ['--format F', 'one of json, yaml', '--out FILE']],
     ['asyncapi', ['--format F', 'one of json, yaml', '--out FILE']],
-    ['keys create', ['--role R', 'may be repeated', '--expires DURATION', 'env NINEFOLD_DB']],
-    ['keys list', ['--format F', 'one of text, json', 'env NINEFOLD_DB']],
-    ['keys revoke', ['[<spec>] <id>', 'env NINEFOLD_DB']],
+    [
+      'keys create',
+      ['--role R', 'may be repeated', '--expires DURATION', 'env NINEFOLD_DATABASE_URL, then NINEFOLD_DB'],
+    ],
+    ['keys list', ['--format F', 'one of text, json', 'env NINEFOLD_DATABASE_URL, then NINEFOLD_DB']],
+    ['keys revoke', ['[<spec>] <id>', 'env NINEFOLD_DATABASE_URL, then NINEFOLD_DB']],
   ])('%s --help lists its options, defaults, environment variables and exit codes', async (command, expected) => {
     const r = await cli(...command.split(' '), '--help');
     expect(r).toMatchObject({ code: 0, stderr: '' });

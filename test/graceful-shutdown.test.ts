@@ -195,4 +195,31 @@ describe('SIGTERM under load', () => {
     expect(await awaiting(exited, 'the process to exit')).toBe(0);
     await Promise.all([uploader.close(), probe.close()]);
   });
+
+  it('a client that keeps sending on its connection is answered, told Connection: close after half the grace; exit 0', async () => {
+    const server = await startCliServer(spec, ['--db', join(dir, 'keep-alive.db'), '--grace', '2']);
+    servers.push(server);
+    const client = new Client(server.url);
+    const get = async () => {
+      const r = await client.request({ method: 'GET', path: '/notes?limit=1' });
+      await r.body.dump();
+      return { status: r.statusCode, connection: r.headers.connection };
+    };
+    expect((await get()).status).toBe(200);
+    const exited = exitOf(server);
+    server.child.kill('SIGTERM');
+    const answers: Array<{ status: number; connection?: string | string[] }> = [];
+    // One request after the other on the one connection, until the server says it closes it.
+    await waitFor(
+      async () => {
+        answers.push(await get());
+        return answers.at(-1)?.connection === 'close';
+      },
+      () => `Connection: close (${answers.length} answers so far)`,
+    );
+    await client.close();
+    expect(answers.every((a) => a.status === 200)).toBe(true);
+    expect(answers.length).toBeGreaterThan(5);
+    expect(await awaiting(exited, 'the process to exit')).toBe(0);
+  });
 });

@@ -20,6 +20,8 @@ export interface DrainState {
    * `Connection: close` would drop them. After that, answers say `Connection: close`.
    */
   keepsConnection(): boolean;
+  /** Runs `fn` if the grace runs out (a worker cuts the work in hand). */
+  onCut(fn: () => void): void;
 }
 
 /** A shutdown's hold on the server's connections. */
@@ -34,7 +36,7 @@ export interface Drain extends DrainState {
   begin(): void;
   /** Resolves when the grace is over (never, before `begin`). */
   readonly graceOver: Promise<void>;
-  /** Cuts every connection still open; how many there were. */
+  /** Cuts every connection still open and the workers' work in hand; how many connections there were. */
   cut(): number;
   /** Stops the drain's timers once the server has closed. */
   end(): void;
@@ -45,6 +47,7 @@ const answering = (socket: Socket) => (socket as Socket & { _httpMessage?: unkno
 
 export const createDrain = (graceMs: number = DEFAULT_GRACE_MS): Drain => {
   const sockets = new Set<Socket>();
+  const cutters: Array<() => void> = [];
   /** Bytes each connection had received at the last sweep, while it was idle. */
   const quietSince = new WeakMap<Socket, number>();
   let server: Server | undefined;
@@ -74,6 +77,7 @@ export const createDrain = (graceMs: number = DEFAULT_GRACE_MS): Drain => {
       return draining;
     },
     keepsConnection: () => !draining || Date.now() - startedAt < graceMs / 2,
+    onCut: (fn) => void cutters.push(fn),
     watch(watched) {
       server = watched;
       watched.on('connection', (socket: Socket) => {
@@ -95,6 +99,7 @@ export const createDrain = (graceMs: number = DEFAULT_GRACE_MS): Drain => {
     cut() {
       const open = sockets.size;
       for (const socket of sockets) socket.destroy();
+      for (const fn of cutters) fn();
       return open;
     },
     end() {
