@@ -118,6 +118,12 @@ export const workerContract = (name: string, backend: Backend) => {
       });
       await one.webhooks.deleteEndpoint(e.id);
       expect(await two.webhooks.getEndpoint(e.id)).toBeUndefined();
+      // The runtime owns callbacks as "\0callbacks", a subject no caller can have: stored and found as it is.
+      const odd = endpoint({ ownerSubject: '\u0000callbacks\\0' });
+      await one.webhooks.createEndpoint(odd);
+      expect(await two.webhooks.getEndpoint(odd.id)).toEqual(odd);
+      expect(await two.webhooks.listEndpoints(odd.ownerSubject)).toEqual([odd]);
+      expect(await two.webhooks.listEndpoints('\u0000callbacks')).toEqual([]);
     });
 
     it('leases live endpoints to one owner until the lease runs out; cursors move forward for the holder only', async () => {
