@@ -37,7 +37,7 @@ import {
   validClaims,
   type World,
 } from './helpers/auth-fixture.ts';
-import { tempDbPath } from './helpers/serve-spec.ts';
+import { ON_POSTGRES, servePlan, tempDbPath } from './helpers/serve-spec.ts';
 
 // RELIABILITY §2.2 A1–A12: authentication attacks over real HTTP against a real SQLite file.
 // Every refusal is problem+json with `status` = the HTTP status and the catalogued code, leaks nothing, and
@@ -846,6 +846,28 @@ describe('A10 basic auth: the failed-login limiter', () => {
     expect429(await login('victim3@example.com', 'right-password-3', '127.0.4.1'));
     expectOk(await login('victim3@example.com', 'right-password-3', '127.0.4.2'));
   });
+
+  // Two servers in one process on one SQLite file would wait on each other's write lock with the event loop blocked:
+  // on SQLite the limiter's sharing is the storage contract's (two stores, one file); here it runs on PostgreSQL.
+  it.runIf(ON_POSTGRES)(
+    'counts across instances: failures spread over two servers on one database block the user on both',
+    async () => {
+      await createUser(z, 'victim4@example.com', 'right-password-4', ['customer']);
+      const other = await servePlan(z.s.plan, { dbPath: z.s.dbPath });
+      try {
+        const on = (base: string, password: string, localAddress: string) =>
+          send(base, 'GET', '/orders', { headers: basic('victim4@example.com', password), localAddress });
+        for (let i = 0; i < 10; i++) {
+          const r = await on(i % 2 ? other.url : z.url, `wrong-${i}`, `127.0.5.${i + 1}`);
+          expectProblem(r, 401, 'invalid_credentials');
+        }
+        expect429(await on(other.url, 'right-password-4', '127.0.5.100'));
+        expect429(await on(z.url, 'right-password-4', '127.0.5.101'));
+      } finally {
+        await other.close();
+      }
+    },
+  );
 
   it('the limiter is for basic logins only: API keys and tokens from a blocked address still work', async () => {
     expectOk(await send(z.url, 'GET', '/orders', { headers: z.asAdmin, localAddress: '127.0.4.1' }));
