@@ -67,7 +67,7 @@ const Database = (await import('better-sqlite3')).default;
 // ------------------------------------------------------------------ data
 const WORK = env.WORKDIR ?? mkdtempSync(join(tmpdir(), 'ninefold-bench.'));
 mkdirSync(join(WORK, 'data'), { recursive: true });
-// The anchors' items (same formula as /work/shared/bench/seed.mjs): ids 1..N for the baselines.
+// The anchors' items (the formula of the reference seed the bench was given): ids 1..N for the baselines.
 const orderCreatedAt = (i) => new Date(Date.UTC(2024, 0, 1) + i * 1000).toISOString();
 const items = [];
 for (let i = 1; i <= N; i++) {
@@ -639,10 +639,10 @@ if (resultsFile) {
   const METHOD = `# Ninefold throughput bench
 
 \`npm run bench\` (bench/run.mjs) measures Ninefold against two reference anchors on the same machine and the
-same data, 10,000 items (name, price, tags — the table of /work/shared/bench/seed.mjs):
+same data, 10,000 items (item i: name \`item i\`, price (i·137 mod 100000)/100, tags \`t{i mod 10}\`, \`u{i mod 7}\`):
 
 - **hand-written**: bench/baseline-fastify.mjs — Fastify + better-sqlite3, prepared statements, WAL,
-  synchronous=NORMAL, ajv body schema, logger off (the approach of /work/shared/bench/fastify-sqlite.mjs, plus a
+  synchronous=NORMAL, ajv body schema, logger off (the approach of the reference hand-written server the bench was given, plus a
   filtered list \`WHERE price >= ? ORDER BY id LIMIT 20\`).
 - **json-server 0.17.4** (\`--quiet\`): GET /items/:id, POST /items, GET /items?price_gte=X&_limit=20.
 - **Ninefold**: \`ninefold serve bench/items.yaml --log-level warn\` (otherwise production defaults: WAL,

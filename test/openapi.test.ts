@@ -16,6 +16,8 @@ import { buildPlan } from '../src/plan/build-plan.ts';
 import { createServer } from '../src/runtime/server.ts';
 import { checkFile } from '../src/spec/check.ts';
 import { SqliteStore } from '../src/storage/index.ts';
+import { waitFor } from './helpers/wait-for.ts';
+import { type Receiver, startReceiver } from './helpers/webhook-receiver.ts';
 
 type Json = Record<string, unknown>;
 type Check = (operationId: string, response: Response, expected: number, body: unknown) => void;
@@ -47,7 +49,7 @@ describe('OpenAPI document of every example', () => {
       expect(op.operationId, `${method} ${path}`).toMatch(/^[a-z][A-Za-z0-9]*$/);
       const ok = Object.entries(op.responses as Record<string, Json>).find(([s]) => s.startsWith('2'));
       const content = ok?.[1].content as Record<string, Json> | undefined;
-      if (content) expect(content['application/json']?.example, `${method} ${path}`).toBeDefined();
+      for (const media of Object.values(content ?? {})) expect(media.example, `${method} ${path}`).toBeDefined();
     }
   });
 
@@ -97,7 +99,7 @@ import type { components, paths } from './orders-api.ts';
 
 export type Check = (operationId: string, response: Response, expected: number, body: unknown) => void;
 
-export const roundTrip = async (baseUrl: string, apiKey: string, check: Check): Promise<void> => {
+export const roundTrip = async (baseUrl: string, apiKey: string, check: Check, hookUrl: string): Promise<void> => {
   const anonymous = createClient<paths>({ baseUrl });
   const refused = await anonymous.GET('/orders', {});
   check('listOrders', refused.response, 401, refused.error);
@@ -212,6 +214,45 @@ export const roundTrip = async (baseUrl: string, apiKey: string, check: Check): 
   check('deleteProduct', dp.response, 204, dp.error);
   const dc = await client.DELETE('/customers/{id}', { params: { path: { id: customer.id } } });
   check('deleteCustomer', dc.response, 204, dc.error);
+
+  // The built-in APIs: a webhook endpoint registered, listed and managed; the event log read.
+  const hook = await client.POST('/webhook-endpoints', {
+    body: { url: hookUrl, events: ['Customer.created'], description: 'CRM sync' },
+  });
+  check('createWebhookEndpoint', hook.response, 201, hook.data ?? hook.error);
+  const endpoint: components['schemas']['WebhookEndpointCreated'] = hook.data!;
+  if (!endpoint.secret.startsWith('whsec_')) throw new Error('no secret');
+  const badHook = await client.POST('/webhook-endpoints', { body: { url: hookUrl, events: ['Nothing.happened' as never] } });
+  check('createWebhookEndpoint', badHook.response, 422, badHook.error);
+  const hooks = await client.GET('/webhook-endpoints');
+  check('listWebhookEndpoints', hooks.response, 200, hooks.data ?? hooks.error);
+  if (hooks.data?.data[0]?.id !== endpoint.id) throw new Error('endpoint not listed');
+  const created = await client.POST('/customers', { body: { email: 'ada@example.com', fullName: 'Ada Hook' } });
+  check('createCustomer', created.response, 201, created.data ?? created.error);
+  const oneHook = await client.GET('/webhook-endpoints/{id}', { params: { path: { id: endpoint.id } } });
+  check('getWebhookEndpoint', oneHook.response, 200, oneHook.data ?? oneHook.error);
+  const quiet = await client.PATCH('/webhook-endpoints/{id}', {
+    params: { path: { id: endpoint.id } },
+    body: { description: 'CRM sync (EU)' },
+  });
+  check('updateWebhookEndpoint', quiet.response, 200, quiet.data ?? quiet.error);
+  const rotated = await client.POST('/webhook-endpoints/{id}/rotate-secret', { params: { path: { id: endpoint.id } } });
+  check('rotateWebhookSecret', rotated.response, 200, rotated.data ?? rotated.error);
+  const deliveries = await client.GET('/webhook-endpoints/{id}/deliveries', { params: { path: { id: endpoint.id } } });
+  check('listWebhookDeliveries', deliveries.response, 200, deliveries.data ?? deliveries.error);
+
+  const log = await client.GET('/events', { params: { query: { type: 'Customer.created', limit: 10 } } });
+  check('listEvents', log.response, 200, log.data ?? log.error);
+  const first: components['schemas']['Event'] | undefined = log.data?.data.find(
+    (e) => (e.data as { record?: { id?: string } }).record?.id === created.data?.id,
+  );
+  if (!first) throw new Error('the event log lacks Customer.created');
+  const one = await client.GET('/events/{id}', { params: { path: { id: first.id } } });
+  check('getEvent', one.response, 200, one.data ?? one.error);
+  const missing = await client.GET('/events/{id}', { params: { path: { id: 'evt_01JD7X3K9Q2M4N6P8R0S2T4V6W' } } });
+  check('getEvent', missing.response, 404, missing.error);
+  const badType = await client.GET('/events', { params: { query: { type: 'Nothing.happened' } } });
+  check('listEvents', badType.response, 400, badType.error);
 };
 `;
 
@@ -222,11 +263,15 @@ describe('typed client round trip: orders example', () => {
   let app: FastifyInstance;
   let store: SqliteStore;
   let baseUrl: string;
+  let receiver: Receiver;
 
   beforeAll(async () => {
     const { spec, dir } = await checkFile('examples/orders/service.yaml');
     if (!spec) throw new Error('the orders example does not pass its checks');
-    const plan = buildPlan(spec, dir);
+    // Webhooks go to a receiver on this machine's loopback, which the example rightly refuses.
+    const webhooks = { ...spec.events?.webhooks, allowPrivateTargets: true };
+    const plan = buildPlan({ ...spec, events: { ...spec.events, webhooks } }, dir);
+    receiver = await startReceiver();
     doc = JSON.parse(JSON.stringify(buildOpenApi(plan))) as Json;
     await mkdir(work, { recursive: true });
     await writeFile(join(work, 'orders-api.ts'), astToString(await openapiTS(JSON.parse(JSON.stringify(doc)))));
@@ -242,6 +287,7 @@ describe('typed client round trip: orders example', () => {
   afterAll(async () => {
     await app?.close();
     await store?.close();
+    await receiver?.close();
     await rm(work, { recursive: true, force: true });
     for (const suffix of ['', '-wal', '-shm']) await rm(`${dbPath}${suffix}`, { force: true });
   });
@@ -294,10 +340,28 @@ describe('typed client round trip: orders example', () => {
       expect(validate?.(body), `${label}: ${JSON.stringify(validate?.errors)}`).toBe(true);
     };
     const { roundTrip } = (await import(pathToFileURL(join(work, 'client.ts')).href)) as {
-      roundTrip: (baseUrl: string, apiKey: string, check: Check) => Promise<void>;
+      roundTrip: (baseUrl: string, apiKey: string, check: Check, hookUrl: string) => Promise<void>;
     };
     const staff = await issueApiKey(store, { subject: 'staff-1', roles: ['admin', 'support'] });
-    await roundTrip(baseUrl, staff.key, check);
+    await roundTrip(baseUrl, staff.key, check, receiver.url);
     expect(seen).toContain('customerSummary 200');
+    expect(seen).toEqual(expect.arrayContaining(['createWebhookEndpoint 201', 'listEvents 200', 'getEvent 200']));
+  });
+
+  it('documents the webhook a receiver gets: a real delivery passes the documented schema, read-only rules included', async () => {
+    await waitFor(() => receiver.hits.length > 0, 'a delivery of Customer.created');
+    const hit = receiver.hits[0];
+    const body = JSON.parse(hit?.body ?? 'null') as Json;
+    expect(body.type).toBe('Customer.created');
+    const webhook = (doc.webhooks as Record<string, { post: Json }>)['Customer.created']?.post as Json;
+    const schema = ((webhook.requestBody as Json).content as Record<string, Json>)['application/json']?.schema as Json;
+    // A request validator refuses read-only members in a request body, and a delivery is a request.
+    const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true }));
+    ajv.addFormat('decimal', true);
+    ajv.removeKeyword('readOnly');
+    ajv.addKeyword({ keyword: 'readOnly', validate: (readOnly: boolean) => !readOnly, errors: false });
+    ajv.addSchema(doc, 'openapi.json');
+    const validate = ajv.compile({ $ref: `openapi.json${String(schema.$ref)}` });
+    expect(validate(body), JSON.stringify(validate.errors)).toBe(true);
   });
 });

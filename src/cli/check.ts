@@ -1,25 +1,32 @@
-import { parseArgs } from 'node:util';
 import { buildPlan } from '../plan/build-plan.ts';
 import { checkFile } from '../spec/check.ts';
 import { formatDiagnostic } from '../spec/reporter.ts';
 import { accessReport } from './access-report.ts';
-import { type Command, HELP_OPTION, usageError } from './command.ts';
+import { type Command, HELP_OPTION, readArgs } from './command.ts';
 
-export const checkCommand: Command = {
+const OPTIONS = {
+  format: {
+    type: 'string',
+    value: 'F',
+    choices: ['text', 'json'],
+    default: 'text',
+    description: 'how the problems are written',
+  },
+  access: { type: 'boolean', description: 'also print what each role may do with each resource' },
+  ...HELP_OPTION,
+} as const;
+
+export const checkCommand: Command<typeof OPTIONS> = {
+  name: 'check',
   summary: 'report every problem in a spec, with file:line:col',
-  usage: 'check <spec> [--format text|json] [--access]',
+  args: '<spec>',
+  options: OPTIONS,
+  notes: ['Exit code 1 when the spec has errors (warnings alone exit 0).'],
   async run(args) {
-    const { values, positionals } = parseArgs({
-      args,
-      options: {
-        ...HELP_OPTION,
-        format: { type: 'string', default: 'text' },
-        access: { type: 'boolean', default: false },
-      },
-      allowPositionals: true,
-    });
-    const [file] = positionals;
-    if (values.help || !file) return usageError(this, values.help);
+    const read = readArgs(this, args, { min: 1, max: 1 });
+    if (typeof read === 'number') return read;
+    const { values } = read;
+    const file = read.positionals[0] ?? '';
     const { diagnostics, spec, dir } = await checkFile(file);
     const errors = diagnostics.filter((d) => d.severity === 'error').length;
     if (values.format === 'json') {

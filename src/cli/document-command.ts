@@ -1,36 +1,42 @@
 import { writeFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
 import { stringify } from 'yaml';
 import type { Plan } from '../plan/types.ts';
-import { type Command, HELP_OPTION, usageError } from './command.ts';
+import { type Command, HELP_OPTION, type OptionSpecs, readArgs } from './command.ts';
 import { loadPlanOrReport } from './load-plan.ts';
 
-const FORMATS = ['json', 'yaml'] as const;
+const OPTIONS = {
+  out: { type: 'string', value: 'FILE', defaultText: 'stdout', description: 'write the document to this file' },
+  format: {
+    type: 'string',
+    value: 'F',
+    choices: ['json', 'yaml'],
+    defaultText: 'yaml when --out ends in .yaml or .yml, else json',
+    description: 'JSON or YAML',
+  },
+  ...HELP_OPTION,
+} as const satisfies OptionSpecs;
 
-/** A command that writes one document of a spec (OpenAPI, AsyncAPI) as JSON or YAML, to stdout or --out. */
+/**
+ * A command that writes one document of a spec (OpenAPI, AsyncAPI) as JSON or YAML, to stdout or --out. The
+ * emitter is loaded when the command runs, so that the command line starts without it.
+ */
 export const documentCommand = (
   name: string,
   summary: string,
-  build: (plan: Plan) => Record<string, unknown>,
-): Command => ({
+  loadBuild: () => Promise<(plan: Plan) => Record<string, unknown>>,
+): Command<typeof OPTIONS> => ({
+  name,
   summary,
-  usage: `${name} <spec> [--out file] [--format json|yaml]`,
+  args: '<spec>',
+  options: OPTIONS,
   async run(args) {
-    const { values, positionals } = parseArgs({
-      args,
-      options: { ...HELP_OPTION, format: { type: 'string' }, out: { type: 'string' } },
-      allowPositionals: true,
-    });
-    const [file] = positionals;
-    if (values.help || !file) return usageError(this, values.help);
+    const read = readArgs(this, args, { min: 1, max: 1 });
+    if (typeof read === 'number') return read;
+    const { values } = read;
     const format = values.format ?? (/\.ya?ml$/i.test(values.out ?? '') ? 'yaml' : 'json');
-    if (!(FORMATS as readonly string[]).includes(format)) {
-      process.stderr.write(`ninefold ${name}: --format must be one of ${FORMATS.join(', ')}\n`);
-      return 2;
-    }
-    const plan = await loadPlanOrReport(file);
+    const plan = await loadPlanOrReport(read.positionals[0] ?? '');
     if (!plan) return 1;
-    const document = build(plan);
+    const document = (await loadBuild())(plan);
     const text =
       format === 'yaml'
         ? stringify(document, { aliasDuplicateObjects: false })

@@ -51,9 +51,10 @@ errors:
   catalogue:
     task_locked: { status: 423, title: The task is locked }
 
-# 8 limits: rate limits are enforced with standard RateLimit headers.
+# 8 limits: body size, page size, depth and the request time-out are enforced; rate limits and quotas are
+# declared, not yet enforced (no request is refused for its rate yet).
 limits:
   rate: { default: 100/min, by: ip }
 
-# 9 versioning: add \`versioning:\` when the API first changes in a breaking way.
+# 9 versioning: add \`versioning:\` when the API first changes in a breaking way (declared, not yet enforced).
 `;

@@ -1,8 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
-import { type Command, HELP_OPTION, usageError } from './command.ts';
+import { type Command, HELP_OPTION, readArgs } from './command.ts';
 import { initTemplate } from './init-template.ts';
 
 export const SCHEMA_URL = 'https://ninefold.dev/schema/ninefold.schema.json';
@@ -34,13 +33,19 @@ export const serviceName = (dir: string): string => {
   return SERVICE_NAME.test(name) ? name : 'my-service';
 };
 
-export const initCommand: Command = {
+export const initCommand: Command<typeof HELP_OPTION> = {
+  name: 'init',
   summary: 'write a small, commented, valid service.yaml to start from',
-  usage: 'init [dir]',
+  args: '[dir]',
+  options: HELP_OPTION,
+  notes: [
+    'Writes <dir>/service.yaml (dir defaults to the current folder, and is created when missing).',
+    'An existing service.yaml is never overwritten: init exits 1 and leaves it as it is.',
+  ],
   async run(args) {
-    const { values, positionals } = parseArgs({ args, options: HELP_OPTION, allowPositionals: true });
-    if (values.help || positionals.length > 1) return usageError(this, values.help);
-    const dir = positionals[0] ?? '.';
+    const read = readArgs(this, args, { min: 0, max: 1 });
+    if (typeof read === 'number') return read;
+    const dir = read.positionals[0] ?? '.';
     const file = join(dir, SPEC_FILE);
     await mkdir(dir, { recursive: true });
     try {

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { apiKeyStatus, issueApiKey } from '../parts/auth/keys.ts';
 import type { Plan } from '../plan/types.ts';
+import { closest } from '../spec/closest.ts';
 import { parseDuration } from '../spec/units.ts';
 import {
   type ApiKeyRecord,
@@ -12,10 +12,20 @@ import {
   shownTarget,
   storeExists,
 } from '../storage/index.ts';
-import { type Command, HELP_OPTION, usageError } from './command.ts';
+import { type Command, HELP_OPTION, type OptionSpecs, readArgs, usageLine } from './command.ts';
 import { loadPlanOrReport } from './load-plan.ts';
 
-const DB_OPTION = { db: { type: 'string' } } as const;
+const DB_OPTION = {
+  db: {
+    type: 'string',
+    value: 'PATH|URL',
+    env: ['NINEFOLD_DATABASE_URL', 'NINEFOLD_DB'],
+    defaultText: '<service name>.db of the spec',
+    description: 'the service database: a SQLite file or a postgres:// URL',
+  },
+} as const satisfies OptionSpecs;
+const DB_NOTE =
+  'Without a spec, --db PATH|URL, NINEFOLD_DATABASE_URL or NINEFOLD_DB names the database; with one, the default is <service name>.db.';
 const MAX_SUBJECT_LENGTH = 200;
 
 const fail = (sub: string, message: string, code: number): number => {
@@ -67,22 +77,33 @@ const shown = (k: ApiKeyRecord, now: Date) => ({
   status: apiKeyStatus(k, now),
 });
 
-const create: Command = {
+const CREATE_OPTIONS = {
+  role: {
+    type: 'string',
+    value: 'R',
+    multiple: true,
+    description: 'a role the spec declares (auth.roles); at least one',
+  },
+  subject: {
+    type: 'string',
+    value: 'S',
+    defaultText: 'the key id',
+    description: 'who the key speaks for (principal.subject)',
+  },
+  expires: { type: 'string', value: 'DURATION', defaultText: 'never', description: 'lifetime: 90d, 24h or P90D' },
+  ...DB_OPTION,
+  ...HELP_OPTION,
+} as const satisfies OptionSpecs;
+
+const create: Command<typeof CREATE_OPTIONS> = {
+  name: 'keys create',
   summary: 'issue a key; the key text is the last line of output, shown once',
-  usage: 'keys create <spec> --role R [--role R2 …] [--subject S] [--expires 90d] [--db PATH|URL]',
+  args: '<spec>',
+  options: CREATE_OPTIONS,
   async run(args) {
-    const { values, positionals } = parseArgs({
-      args,
-      options: {
-        ...HELP_OPTION,
-        ...DB_OPTION,
-        role: { type: 'string', multiple: true },
-        subject: { type: 'string' },
-        expires: { type: 'string' },
-      },
-      allowPositionals: true,
-    });
-    if (values.help || positionals.length !== 1) return usageError(this, values.help);
+    const read = readArgs(this, args, { min: 1, max: 1 });
+    if (typeof read === 'number') return read;
+    const { values, positionals } = read;
     const found = await target('create', positionals[0], values.db);
     if (typeof found === 'number') return found;
     const { plan, dbPath } = found;
@@ -140,20 +161,23 @@ const create: Command = {
 
 const FORMATS = ['text', 'json'] as const;
 
-const list: Command = {
+const LIST_OPTIONS = {
+  format: { type: 'string', value: 'F', choices: FORMATS, default: 'text', description: 'a table or JSON' },
+  ...DB_OPTION,
+  ...HELP_OPTION,
+} as const satisfies OptionSpecs;
+
+const list: Command<typeof LIST_OPTIONS> = {
+  name: 'keys list',
   summary: 'list keys: id, subject, roles, created, expires, status (never a secret)',
-  usage: 'keys list [<spec>] [--db PATH|URL] [--format text|json]',
+  args: '[<spec>]',
+  options: LIST_OPTIONS,
+  notes: [DB_NOTE],
   async run(args) {
-    const { values, positionals } = parseArgs({
-      args,
-      options: { ...HELP_OPTION, ...DB_OPTION, format: { type: 'string' } },
-      allowPositionals: true,
-    });
-    if (values.help || positionals.length > 1) return usageError(this, values.help);
+    const read = readArgs(this, args, { min: 0, max: 1 });
+    if (typeof read === 'number') return read;
+    const { values, positionals } = read;
     const format = values.format ?? 'text';
-    if (!(FORMATS as readonly string[]).includes(format)) {
-      return fail('list', `--format must be one of ${FORMATS.join(', ')}`, 2);
-    }
     const found = await target('list', positionals[0], values.db);
     if (typeof found === 'number') return found;
     return withExistingStore('list', found.dbPath, async (store) => {
@@ -184,16 +208,18 @@ const list: Command = {
   },
 };
 
-const revoke: Command = {
+const REVOKE_OPTIONS = { ...DB_OPTION, ...HELP_OPTION } as const satisfies OptionSpecs;
+
+const revoke: Command<typeof REVOKE_OPTIONS> = {
+  name: 'keys revoke',
   summary: 'revoke a key; the next request that uses it is refused',
-  usage: 'keys revoke [<spec>] <id> [--db PATH|URL]',
+  args: '[<spec>] <id>',
+  options: REVOKE_OPTIONS,
+  notes: [DB_NOTE],
   async run(args) {
-    const { values, positionals } = parseArgs({
-      args,
-      options: { ...HELP_OPTION, ...DB_OPTION },
-      allowPositionals: true,
-    });
-    if (values.help || positionals.length < 1 || positionals.length > 2) return usageError(this, values.help);
+    const read = readArgs(this, args, { min: 1, max: 2 });
+    if (typeof read === 'number') return read;
+    const { values, positionals } = read;
     const [spec, id] = positionals.length === 2 ? positionals : [undefined, positionals[0]];
     const found = await target('revoke', spec, values.db);
     if (typeof found === 'number' || id === undefined) return typeof found === 'number' ? found : 2;
@@ -216,20 +242,26 @@ const SUBCOMMANDS: Record<string, Command> = { create, list, revoke };
 const overview = () =>
   [
     'Usage:',
-    ...Object.values(SUBCOMMANDS).map((c) => `  ninefold ${c.usage}\n      ${c.summary}`),
+    ...Object.values(SUBCOMMANDS).map((c) => `  ${usageLine(c)}\n      ${c.summary}`),
     '',
-    'Without a spec, --db PATH|URL, NINEFOLD_DATABASE_URL or NINEFOLD_DB names the database; with one, the default is <service name>.db.',
+    DB_NOTE,
+    'Run `ninefold keys <command> --help` for its options.',
   ].join('\n');
 
-export const keysCommand: Command = {
+export const keysCommand: Command<typeof HELP_OPTION> = {
+  name: 'keys',
   summary: 'issue, list and revoke API keys (kept in the service database)',
-  usage: 'keys create|list|revoke [<spec>] … (keys <command> --help)',
+  args: 'create|list|revoke …',
+  options: HELP_OPTION,
   async run(args) {
     const [name, ...rest] = args;
     const sub = name === undefined ? undefined : SUBCOMMANDS[name];
     if (sub) return sub.run(rest);
     const help = name === '--help' || name === '-h' || name === 'help';
-    if (name !== undefined && !help) process.stderr.write(`ninefold keys: unknown command "${name}"\n`);
+    if (name !== undefined && !help) {
+      const near = closest(name, Object.keys(SUBCOMMANDS));
+      process.stderr.write(`ninefold keys: unknown command "${name}"${near ? `; did you mean "${near}"?` : ''}\n`);
+    }
     process.stdout.write(`${overview()}\n`);
     return help ? 0 : 2;
   },

@@ -1,37 +1,40 @@
-import { asyncapiCommand } from './asyncapi.ts';
-import { checkCommand } from './check.ts';
-import type { Command } from './command.ts';
-import { docsCommand } from './docs.ts';
-import { initCommand } from './init.ts';
-import { keysCommand } from './keys.ts';
-import { openapiCommand } from './openapi.ts';
-import { serveCommand } from './serve.ts';
+import { closest } from '../spec/closest.ts';
+import { type Command, usageLine } from './command.ts';
 
-const COMMANDS: Record<string, Command> = {
-  asyncapi: asyncapiCommand,
-  check: checkCommand,
-  docs: docsCommand,
-  init: initCommand,
-  keys: keysCommand,
-  openapi: openapiCommand,
-  serve: serveCommand,
+/**
+ * The commands, each loaded when it runs: `serve` does not load the emitters, `check` does not load the server,
+ * and `ninefold --help` is the only line that loads them all.
+ */
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  serve: async () => (await import('./serve.ts')).serveCommand,
+  check: async () => (await import('./check.ts')).checkCommand,
+  init: async () => (await import('./init.ts')).initCommand,
+  docs: async () => (await import('./docs.ts')).docsCommand,
+  openapi: async () => (await import('./openapi.ts')).openapiCommand,
+  asyncapi: async () => (await import('./asyncapi.ts')).asyncapiCommand,
+  keys: async () => (await import('./keys.ts')).keysCommand,
 };
 
-const help = () =>
-  [
+const help = async () => {
+  const commands = await Promise.all(Object.values(COMMANDS).map((load) => load()));
+  const lines = commands.map((c) => [usageLine(c).replace(/^ninefold /, ''), c.summary] as const);
+  const width = Math.max(...lines.map(([usage]) => usage.length));
+  return [
     'ninefold — one service interface specification, a running service.',
     '',
     'Usage:',
-    ...Object.values(COMMANDS).map((c) => `  ${c.usage.padEnd(58)} ${c.summary}`),
+    ...lines.map(([usage, summary]) => `  ${usage.padEnd(width)}  ${summary}`),
     '',
-    'Run `ninefold <command> --help` for a command’s options.',
+    'Run `ninefold <command> --help` for its options, their defaults and environment variables.',
+    'Exit codes: 0 done; 1 the work failed; 2 the command line was wrong.',
   ].join('\n');
+};
 
 /** Runs the command line; returns the exit code. Errors are printed, never thrown. */
 export const main = async (argv: string[]): Promise<number> => {
   const [name, ...rest] = argv;
   if (!name || name === '--help' || name === '-h' || name === 'help') {
-    process.stdout.write(`${help()}\n`);
+    process.stdout.write(`${await help()}\n`);
     return name ? 0 : 2;
   }
   if (name === '--version' || name === '-v') {
@@ -39,13 +42,16 @@ export const main = async (argv: string[]): Promise<number> => {
     process.stdout.write(`${createRequire(import.meta.url)('../../package.json').version}\n`);
     return 0;
   }
-  const command = COMMANDS[name];
-  if (!command) {
-    process.stderr.write(`ninefold: unknown command "${name}"\n\n${help()}\n`);
+  const load = COMMANDS[name];
+  if (!load) {
+    const near = closest(name, Object.keys(COMMANDS));
+    process.stderr.write(
+      `ninefold: unknown command "${name}"${near ? `; did you mean "${near}"?` : ''} (ninefold --help lists them)\n`,
+    );
     return 2;
   }
   try {
-    return await command.run(rest);
+    return await (await load()).run(rest);
   } catch (error) {
     process.stderr.write(`ninefold ${name}: ${error instanceof Error ? error.message : String(error)}\n`);
     return 2;

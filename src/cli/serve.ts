@@ -1,36 +1,107 @@
-import { parseArgs } from 'node:util';
-import { createServer } from '../runtime/server.ts';
-import { databaseTarget, openStore, type Store, StoreError, shownTarget } from '../storage/index.ts';
-import { type Command, HELP_OPTION, usageError } from './command.ts';
+import { existsSync, rmSync } from 'node:fs';
+import { createDrain, DEFAULT_GRACE_MS } from '../runtime/drain.ts';
+import type { Store } from '../storage/store.ts';
+import { type Command, HELP_OPTION, readArgs, usageError } from './command.ts';
 import { loadPlanOrReport } from './load-plan.ts';
 
-export const serveCommand: Command = {
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+const OPTIONS = {
+  port: {
+    type: 'string',
+    value: 'N',
+    env: 'PORT',
+    default: '3000',
+    description: 'TCP port; 0 lets the system pick one',
+  },
+  host: { type: 'string', value: 'H', env: 'HOST', default: '127.0.0.1', description: 'address to listen on' },
+  db: {
+    type: 'string',
+    value: 'PATH|URL',
+    env: ['NINEFOLD_DATABASE_URL', 'NINEFOLD_DB'],
+    defaultText: '<service name>.db',
+    description: 'a SQLite file or a postgres:// URL (with an optional ?schema=); created and migrated when needed',
+  },
+  'allow-data-loss': {
+    type: 'boolean',
+    description: 'let a migration drop columns or tables whose data the new spec no longer has',
+  },
+  durability: {
+    type: 'string',
+    value: 'MODE',
+    choices: ['normal', 'full'],
+    env: 'NINEFOLD_DURABILITY',
+    default: 'normal',
+    description: 'full syncs every commit to disk; normal may lose the last commits on power loss',
+  },
+  grace: {
+    type: 'string',
+    value: 'S',
+    env: 'NINEFOLD_GRACE',
+    default: String(DEFAULT_GRACE_MS / 1000),
+    description: 'seconds a shutdown (SIGTERM, SIGINT) waits for in-flight requests and deliveries before cutting them',
+  },
+  'log-level': {
+    type: 'string',
+    value: 'L',
+    choices: LOG_LEVELS,
+    env: 'LOG_LEVEL',
+    default: 'info',
+    description: 'the least level logged',
+  },
+  ...HELP_OPTION,
+} as const;
+
+/** A TCP port: a whole number from 0 (the system picks one) to 65535. */
+const portOf = (text: string): number | undefined => {
+  const port = /^\d{1,5}$/.test(text) ? Number(text) : Number.NaN;
+  return port <= 65535 ? port : undefined;
+};
+
+/** The database file and its WAL companions, when this start created them and failed before serving. */
+const removeNewDatabase = (dbPath: string) => {
+  for (const suffix of ['', '-wal', '-shm']) rmSync(`${dbPath}${suffix}`, { force: true });
+};
+
+const listenProblem = (error: unknown, host: string, port: number): string => {
+  const code = (error as NodeJS.ErrnoException).code;
+  const where = `${host}:${port}`;
+  if (code === 'EADDRINUSE') return `cannot listen on ${where}: the port is in use (choose another with --port)`;
+  if (code === 'EACCES') return `cannot listen on ${where}: permission denied (ports below 1024 need privileges)`;
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND')
+    return `cannot listen on ${where}: no such address on this machine`;
+  return `cannot listen on ${where}: ${error instanceof Error ? error.message : String(error)}`;
+};
+
+export const serveCommand: Command<typeof OPTIONS> = {
+  name: 'serve',
   summary: 'serve the spec as a running HTTP service (SQLite by default)',
-  usage:
-    'serve <spec> [--port N] [--host H] [--db PATH|postgres://…] [--allow-data-loss] [--durability normal|full] [--log-level L]',
+  args: '<spec>',
+  options: OPTIONS,
+  notes: ['The command line is read in full before anything is written: a wrong option creates no database file.'],
   async run(args) {
-    const { values, positionals } = parseArgs({
-      args,
-      options: {
-        ...HELP_OPTION,
-        port: { type: 'string' },
-        host: { type: 'string' },
-        db: { type: 'string' },
-        'allow-data-loss': { type: 'boolean' },
-        durability: { type: 'string' },
-        'log-level': { type: 'string' },
-      },
-      allowPositionals: true,
-    });
-    const [file] = positionals;
-    if (values.help || !file) return usageError(this, values.help);
-    const plan = await loadPlanOrReport(file);
+    const read = readArgs(this, args, { min: 1, max: 1 });
+    if (typeof read === 'number') return read;
+    const { values, positionals } = read;
+    const port = portOf(values.port ?? '');
+    if (port === undefined)
+      return usageError(this, `--port must be a whole number from 0 to 65535 (got "${values.port}")`);
+    const host = values.host ?? '127.0.0.1';
+    const grace = Number(values.grace);
+    if (!(grace >= 0))
+      return usageError(this, `--grace must be a number of seconds, 0 or more (got "${values.grace}")`);
+    const plan = await loadPlanOrReport(positionals[0] ?? '');
     if (!plan) return 1;
-    const dbPath = databaseTarget(
-      values.db ?? process.env.NINEFOLD_DATABASE_URL ?? process.env.NINEFOLD_DB ?? `${plan.service.name}.db`,
-    );
-    const durability = (values.durability ?? process.env.NINEFOLD_DURABILITY ?? 'normal').toUpperCase();
-    if (durability !== 'NORMAL' && durability !== 'FULL') return usageError(this, false);
+    const durability = values.durability === 'full' ? 'FULL' : 'NORMAL';
+    // The server and the store are loaded only now: `serve --help` and a wrong command line stay quick.
+    const [{ createServer }, { shutDown }, { databaseTarget, isPostgresUrl, openStore, shownTarget, StoreError }] =
+      await Promise.all([
+        import('../runtime/server.ts'),
+        import('../runtime/shutdown.ts'),
+        import('../storage/index.ts'),
+      ]);
+    const dbPath = databaseTarget(values.db ?? `${plan.service.name}.db`);
+    const created = !isPostgresUrl(dbPath) && !existsSync(dbPath);
     let store: Store;
     try {
       store = openStore(dbPath, { synchronous: durability });
@@ -54,12 +125,22 @@ export const serveCommand: Command = {
       );
       return 1;
     }
-    const app = await createServer(plan, { store, logLevel: values['log-level'] ?? process.env.LOG_LEVEL ?? 'info' });
-    const port = Number(values.port ?? process.env.PORT ?? 3000);
-    const host = values.host ?? process.env.HOST ?? '127.0.0.1';
-    const address = await app.listen({ port, host });
+    const drain = createDrain(grace * 1000);
+    const app = await createServer(plan, { store, drain, logLevel: values['log-level'] ?? 'info' });
+    drain.watch(app.server);
+    let address: string;
+    try {
+      address = await app.listen({ port, host });
+    } catch (error) {
+      // Nothing was served: stop the workers, close the store, and leave no new database file behind.
+      await app.close().catch(() => undefined);
+      await store.close().catch(() => undefined);
+      if (created) removeNewDatabase(dbPath);
+      process.stderr.write(`ninefold serve: ${listenProblem(error, host, port)}\n`);
+      return 1;
+    }
     process.stdout.write(
-      `${plan.service.title} is serving at ${address}\n  docs:     ${address}/docs\n  openapi:  ${address}/openapi.json\n  database: ${shownTarget(dbPath)}\n`,
+      `${plan.service.title} is serving at ${address}\n  docs:     ${address}/docs\n  spec:     ${address}/docs/spec\n  openapi:  ${address}/openapi.json\n  database: ${shownTarget(dbPath)}\n`,
     );
     return new Promise<number>((done) => {
       let stopping = false;
@@ -67,47 +148,14 @@ export const serveCommand: Command = {
         if (stopping) return;
         stopping = true;
         app.log.info({ signal }, 'shutting down: finishing in-flight requests');
-        const outcome = await shutDown(app, store);
+        const outcome = await shutDown(app, store, drain);
         if (outcome.line) app.log[outcome.code === 0 ? 'warn' : 'error']({ signal }, `shut down: ${outcome.line}`);
+        // Work cut at the end of the grace (a webhook delivery waiting for its receiver) would hold the process.
+        if (outcome.cut) process.exit(outcome.code);
         done(outcome.code);
       };
       process.once('SIGTERM', () => void stop('SIGTERM'));
       process.once('SIGINT', () => void stop('SIGINT'));
     });
   },
-};
-
-const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
-
-/**
- * Stops accepting, finishes in-flight requests, then closes the store. Exit 0 when everything acknowledged is on disk,
- * even if the store could not tidy up (a WAL not checkpointed, applied at the next start, on a full disk); 1 when it may not
- * be (the database file was deleted or replaced while serving) or closing failed. Never throws: what went wrong is
- * one line for the log, without a stack.
- */
-const shutDown = async (
-  app: { close(): PromiseLike<unknown> },
-  store: Store,
-): Promise<{ code: number; line?: string }> => {
-  const problems: string[] = [];
-  let failed = false;
-  try {
-    await app.close();
-  } catch (error) {
-    failed = true;
-    problems.push(`closing the server: ${messageOf(error)}`);
-  }
-  try {
-    const report = await store.close();
-    failed ||= !report.intact;
-    if (report.note) problems.push(report.note);
-  } catch (error) {
-    failed = true;
-    problems.push(`closing the database: ${messageOf(error)}`);
-  }
-  if (problems.length === 0) return { code: failed ? 1 : 0 };
-  return {
-    code: failed ? 1 : 0,
-    line: `${problems.join('; ')}${failed ? '' : '; everything acknowledged is on disk'}`,
-  };
 };

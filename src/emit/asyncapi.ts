@@ -1,8 +1,7 @@
 import { deliveryNotes, eventChannels } from '../parts/events/asyncapi.ts';
-import { eventDocs } from '../parts/events/event-schemas.ts';
+import { eventDocs, eventRecordComponent, eventRecordName } from '../parts/events/event-schemas.ts';
 import type { OpenApiObject } from '../parts/openapi-model.ts';
 import { purposeInfo } from '../parts/purpose/openapi.ts';
-import { recordComponent, resourceSchemaNames } from '../parts/resources/openapi.ts';
 import type { Plan } from '../plan/types.ts';
 
 /**
@@ -11,11 +10,18 @@ import type { Plan } from '../plan/types.ts';
  * `send` operation per event type, the stream server and the delivery guarantees.
  */
 export const buildAsyncApi = (plan: Plan): Record<string, unknown> => {
-  const events = eventDocs(plan, new Set(plan.resources.map((r) => resourceSchemaNames(r).record)));
+  const events = eventDocs(plan);
   const schemas: Record<string, OpenApiObject> = {};
   for (const resource of new Set(events.flatMap((e) => e.resources)))
-    schemas[resourceSchemaNames(resource).record] = recordComponent(resource, plan.resourcesByName);
-  const { servers, channels, operations, messages, schemas: eventSchemas } = eventChannels(plan, events);
+    schemas[eventRecordName(resource)] = eventRecordComponent(resource, plan.resourcesByName);
+  const {
+    servers,
+    channels,
+    operations,
+    messages,
+    schemas: eventSchemas,
+    securitySchemes,
+  } = eventChannels(plan, events);
   const info = purposeInfo(plan);
   const description = [info.description, events.length ? deliveryNotes(plan) : ''].filter(Boolean).join('\n\n');
   return {
@@ -25,6 +31,10 @@ export const buildAsyncApi = (plan: Plan): Record<string, unknown> => {
     ...(Object.keys(servers).length ? { servers } : {}),
     channels,
     operations,
-    components: { schemas: { ...schemas, ...eventSchemas }, messages },
+    components: {
+      schemas: { ...schemas, ...eventSchemas },
+      messages,
+      ...(Object.keys(securitySchemes).length ? { securitySchemes } : {}),
+    },
   };
 };

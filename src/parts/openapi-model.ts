@@ -3,6 +3,8 @@
  * `src/emit/openapi.ts` assembles them into one document.
  */
 
+import type { RouteKind } from './auth/route-access.ts';
+
 export type OpenApiObject = Record<string, unknown>;
 
 /** The component sections parts contribute to. */
@@ -40,4 +42,25 @@ export const success = (
   description,
   headers: Object.fromEntries(['X-Request-Id', ...headers].map((h) => [h, ref('headers', h)])),
   ...(schema ? { content: { 'application/json': { schema, ...(example !== undefined ? { example } : {}) } } } : {}),
+});
+
+/** A built-in route as the document shows it: where it is, what it is for access control, and its operation. */
+export interface BuiltInOperation {
+  readonly method: 'get' | 'post' | 'patch' | 'delete';
+  /** The full path, base path included (health pages sit at the root). */
+  readonly path: string;
+  readonly kind: RouteKind;
+  readonly operation: OpenApiObject;
+}
+
+/** What a part adds for its built-in routes: their operations and the schemas they refer to. */
+export interface BuiltInApi {
+  readonly operations: readonly BuiltInOperation[];
+  readonly schemas: Record<string, OpenApiObject>;
+}
+
+/** A JSON request body of one schema, with an example. */
+export const jsonBody = (schema: OpenApiObject, example: unknown): OpenApiObject => ({
+  required: true,
+  content: { 'application/json': { schema, example } },
 });

@@ -1,11 +1,13 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { buildAsyncApi } from '../emit/asyncapi.ts';
-import { renderDocs } from '../emit/index.ts';
-import { buildOpenApi } from '../emit/openapi.ts';
+import type { Plan } from '../plan/types.ts';
+import { cachedPage, type PageText } from './cached-page.ts';
+import type { HandlerInput, HandlerOutput } from './context.ts';
 import type { ServerPart } from './part.ts';
+import { loadScalarAssets } from './scalar-assets.ts';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 const HTML_TYPE = 'text/html; charset=utf-8';
+const SCRIPT_TYPE = 'text/javascript; charset=utf-8';
 
 const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
 const inlineScripts = (html: string) => [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => m[1] ?? '');
@@ -32,66 +34,92 @@ const pageHeaders = (scriptSources: readonly string[]) => ({
   ].join('; '),
 });
 
+/** Gives every <script> of a page the nonce its CSP allows (the plugin's page leaves them without one). */
+const withNonce = (html: string, nonce: string) =>
+  html.replace(/<script(?![^>]*\snonce=)(?=[\s>])/g, `<script nonce="${nonce}"`);
+
+/** The documents, each rendered when first asked for: the emitters and the Mermaid bundle load only then. */
+const openapiText = async (plan: Plan): Promise<PageText> => {
+  const { buildOpenApi } = await import('../emit/openapi.ts');
+  return { text: JSON.stringify(buildOpenApi(plan)), headers: { 'content-type': JSON_TYPE } };
+};
+const asyncapiText = async (plan: Plan): Promise<PageText> => {
+  const { buildAsyncApi } = await import('../emit/asyncapi.ts');
+  return { text: JSON.stringify(buildAsyncApi(plan)), headers: { 'content-type': JSON_TYPE } };
+};
+const specPage = async (plan: Plan): Promise<PageText> => {
+  const { renderDocs } = await import('../emit/index.ts');
+  const text = renderDocs(plan, 'html');
+  return { text, headers: pageHeaders(inlineScripts(text).map(sha256)) };
+};
+
 /**
  * The built-in pages: /openapi.json, /asyncapi.json (the events), the API reference at /docs (Scalar, its script
  * served from its npm package; no CDN, no web fonts, no AI or MCP widgets) and the nine-part document at
- * /docs/spec. Each is a route like any other: public unless `auth.public` leaves its page out.
+ * /docs/spec. Each is a route like any other (public unless `auth.public` leaves its page out), rendered on its
+ * first request, then kept compressed with an ETag (cached-page.ts): none of them costs start-up time or memory
+ * until someone reads it.
  */
 export const docsPart: ServerPart = {
   name: 'docs',
   install(host) {
     const { plan } = host;
-    const document = buildOpenApi(plan);
-    const openapiText = JSON.stringify(document);
-    const asyncText = JSON.stringify(buildAsyncApi(plan));
-    const specPage = renderDocs(plan, 'html');
-    const specHeaders = pageHeaders(inlineScripts(specPage).map(sha256));
-    const text = (
+    const page = (
       path: string,
       operation: string,
-      page: 'openapi' | 'docs',
-      headers: Record<string, string>,
-      body: string,
+      builtIn: 'openapi' | 'docs',
+      handler: (input: HandlerInput) => Promise<HandlerOutput>,
     ) =>
       host.route({
         method: 'GET',
         path,
         root: true,
         operation,
-        kind: { action: operation, builtIn: page },
+        kind: { action: operation, builtIn },
         body: 'none',
-        handler: async () => ({ status: 200, headers, body }),
+        handler,
       });
-    text('/openapi.json', 'openapi', 'openapi', { 'content-type': JSON_TYPE }, openapiText);
-    text('/asyncapi.json', 'asyncapi', 'openapi', { 'content-type': JSON_TYPE }, asyncText);
-    text('/docs/spec', 'docs.spec', 'docs', specHeaders, specPage);
+    const openapi = cachedPage(() => openapiText(plan));
+    page('/openapi.json', 'openapi', 'openapi', openapi);
+    page(
+      '/asyncapi.json',
+      'asyncapi',
+      'openapi',
+      cachedPage(() => asyncapiText(plan)),
+    );
+    page(
+      '/docs/spec',
+      'docs.spec',
+      'docs',
+      cachedPage(() => specPage(plan)),
+    );
 
-    // The reference page is Scalar's plugin; its routes get the same before-body steps as every route, and the
-    // page's inline scripts carry a nonce drawn once per server.
+    // The reference page's inline scripts carry a nonce drawn once per server. Its document is served under
+    // /docs too, so that the page works wherever /docs is public, whatever `auth.public` says of /openapi.json.
     const nonce = randomBytes(16).toString('base64');
-    const guard = host.beforeBody({ action: 'docs', builtIn: 'docs' }, 'docs.reference');
-    const headers = pageHeaders([`'nonce-${nonce}'`]);
-    host.mount(async (app) => {
-      const { default: scalar } = await import('@scalar/fastify-api-reference');
-      await app.register(scalar, {
-        routePrefix: '/docs',
-        configuration: {
-          content: document,
-          title: plan.service.title,
-          withDefaultFonts: false,
-          showDeveloperTools: 'never',
-          agent: { disabled: true },
-          mcp: { disabled: true },
-          nonce,
-        },
-        hooks: {
-          onRequest: async (request, reply) => {
-            reply.headers(headers);
-            await guard(request, reply);
-          },
-        },
-        logLevel: 'warn',
+    let scalar: ReturnType<typeof loadScalarAssets> | undefined;
+    const assets = () => {
+      // The plugin wants a document to start with; the page it renders reads ./openapi.json, served below.
+      scalar ??= loadScalarAssets({
+        content: { openapi: '3.1.0', info: { title: plan.service.title, version: '' }, paths: {} },
+        pageTitle: plan.service.title,
+        withDefaultFonts: false,
+        showDeveloperTools: 'never',
+        agent: { disabled: true },
+        mcp: { disabled: true },
+        nonce,
       });
+      return scalar;
+    };
+    const redirect = async (): Promise<HandlerOutput> => ({ status: 301, headers: { location: '/docs/' } });
+    page('/docs', 'docs.reference', 'docs', redirect);
+    const reference = async () => ({
+      text: withNonce((await assets()).page, nonce),
+      headers: pageHeaders([`'nonce-${nonce}'`]),
     });
+    page('/docs/', 'docs.reference', 'docs', cachedPage(reference));
+    const script = async () => ({ text: (await assets()).script, headers: { 'content-type': SCRIPT_TYPE } });
+    page('/docs/js/scalar.js', 'docs.reference', 'docs', cachedPage(script));
+    page('/docs/openapi.json', 'docs.reference', 'docs', openapi);
   },
 };

@@ -5,14 +5,15 @@ const JSON_TYPE = { 'content-type': 'application/json; charset=utf-8' };
 
 /**
  * `GET /healthz` (the process answers) and `GET /readyz` (the database answers; the durability setting; the state
- * of every background worker). A failing worker makes the service `degraded`, not unready: the API still serves,
- * and taking every instance out of a balancer for a worker's fault would turn it into an outage; its log lines
- * say what failed.
+ * of every background worker; 503 `shutting_down` from a shutdown signal on). A failing worker makes the service
+ * `degraded`, not unready: the API still serves, and taking every instance out of a balancer for a worker's fault
+ * would turn it into an outage; its log lines say what failed.
  */
 export const healthPart: ServerPart = {
   name: 'health',
   install(host) {
     const { store } = host.ctx;
+    const { drain } = host.options;
     const kind = { action: 'health', builtIn: 'health' } as const;
     host.route({
       method: 'GET',
@@ -31,6 +32,11 @@ export const healthPart: ServerPart = {
       kind,
       body: 'none',
       handler: async () => {
+        if (drain?.draining) {
+          throw new ApiError('shutting_down', 'This instance is shutting down.', undefined, undefined, {
+            'retry-after': '1',
+          });
+        }
         try {
           await store.ping();
         } catch {

@@ -128,6 +128,8 @@ export const createPipeline = (
       ? withTransaction(ctx, route.handler, route.method)
       : (input: HandlerInput) => route.handler(input);
     const onRequest = onRequestOf(route);
+    // The route table at debug level: what is served, to compare with what the documents say (test/openapi-routes).
+    log.debug({ method: route.method, path: route.template, operation: route.operation }, 'route');
     app.route({
       method: route.method,
       url: toFastifyPath(route.template),
@@ -234,6 +236,7 @@ export const createPipeline = (
       app.addHook('onReady', async () => {
         running = await startWorker(parts.registry.healthOf(name));
       });
+      options.drain?.onCut(() => running?.cut?.());
       app.addHook('onClose', async () => {
         await running?.stop();
         parts.registry.stopped(name);

@@ -1,8 +1,11 @@
 import type { LookupFunction } from 'node:net';
 import type { Store } from '../storage/index.ts';
+import type { DrainState } from './drain.ts';
 
 export interface ServerOptions {
   readonly store: Store;
+  /** A graceful shutdown in progress (readiness fails; answers keep their connections open at first). */
+  readonly drain?: DrainState;
   /** pino level; 'silent' turns logging off. */
   readonly logLevel?: string;
   /** Where log lines go (one JSON line per write); standard output by default. */

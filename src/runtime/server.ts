@@ -55,7 +55,8 @@ export const createServer = async (plan: Plan, options: ServerOptions): Promise<
     connectionTimeout: 0,
     keepAliveTimeout: 5_000,
     forceCloseConnections: 'idle',
-    return503OnClosing: true,
+    // While closing, requests already on their way are answered (drain.ts), not refused.
+    return503OnClosing: false,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
@@ -81,8 +82,11 @@ export const createServer = async (plan: Plan, options: ServerOptions): Promise<
   // Callback-style hooks: an async hook costs a promise per request. Requests are counted here too (the
   // delivery worker slows down while they saturate the process): no second listener on the server.
   let served = 0;
+  const { drain } = options;
   app.addHook('onRequest', (request, reply, done) => {
     served++;
+    // Once closing, Fastify marks every answer `Connection: close`; early in a drain it must not (drain.ts).
+    if (drain?.draining && drain.keepsConnection()) reply.raw.removeHeader('connection');
     reply.header('x-request-id', request.id);
     reply.header('x-content-type-options', 'nosniff');
     done();

@@ -1,3 +1,5 @@
+import { StoreError } from '../storage/index.ts';
+
 /** What a piece of background work tells the server about itself: each run that went well, or what failed. */
 export interface WorkerHealth {
   ok(): void;
@@ -8,6 +10,8 @@ export interface WorkerHealth {
 export interface RunningWorker {
   /** Stops taking new work and waits for what is in hand. */
   stop(): Promise<void>;
+  /** The grace of a shutdown ran out: cuts the work in hand, so that a pending `stop` ends at once. */
+  cut?(): void;
 }
 
 export interface WorkerReport {
@@ -23,6 +27,16 @@ interface Log {
   error(object: Record<string, unknown>, message: string): void;
   info(object: Record<string, unknown>, message: string): void;
 }
+
+/**
+ * What a failure's log line carries: a storage fault (a full disk, a lost file) is an expected, classified failure,
+ * logged by its kind and code like a request's (errors.ts); anything else with the error itself, stack and all.
+ */
+const logged = (error: unknown): Record<string, unknown> => {
+  if (!(error instanceof StoreError)) return { err: error };
+  const cause = error.cause as { code?: unknown } | undefined;
+  return { storage: error.kind, ...(typeof cause?.code === 'string' ? { code: cause.code } : {}) };
+};
 
 /** Failures of a worker that keeps failing are logged at most this often (the first one at once). */
 const REPEAT_LOG_MS = 60_000;
@@ -74,7 +88,11 @@ export const createWorkerRegistry = (log: Log, now: () => number = Date.now) => 
         entry.lastError = `${doing}: ${summary(error)}`;
         if (t - entry.loggedAt >= REPEAT_LOG_MS) {
           entry.loggedAt = t;
-          log.error({ worker: name, err: error, failures: entry.failures }, `${name}: failed while ${doing}`);
+          const detail = error instanceof StoreError ? `: ${error.message}` : '';
+          log.error(
+            { worker: name, ...logged(error), failures: entry.failures },
+            `${name}: failed while ${doing}${detail}`,
+          );
         }
       },
     };

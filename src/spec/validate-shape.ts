@@ -1,40 +1,10 @@
-import { Ajv, type ErrorObject } from 'ajv';
-import { buildJsonSchema } from './json-schema.ts';
+import type { ErrorObject } from 'ajv';
+// Compiled ahead of time from the schema (npm run gen; gen:check fails when it is stale): no Ajv compile at start.
+import { validate } from '../../schema/ninefold-validate.mjs';
+import { closest } from './closest.ts';
 import type { Reporter } from './reporter.ts';
 
-let compiled: ReturnType<Ajv['compile']> | undefined;
-const validator = () => {
-  compiled ??= new Ajv({ allErrors: true, verbose: true, strict: false, allowUnionTypes: true }).compile(
-    buildJsonSchema(),
-  );
-  return compiled;
-};
-
-/** The option a misspelt `word` most likely meant: the nearest within an edit distance of 2. */
-export const closest = (word: string, options: readonly string[]): string | undefined => {
-  let best: string | undefined;
-  let bestDistance = 3;
-  for (const option of options) {
-    const d = editDistance(word.toLowerCase(), option.toLowerCase());
-    if (d < bestDistance) [best, bestDistance] = [option, d];
-  }
-  return best;
-};
-
-/** Levenshtein distance, enough to suggest the name a typo meant. */
-export const editDistance = (a: string, b: string): number => {
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let previous = row[0] ?? 0;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const current = row[j] ?? 0;
-      row[j] = Math.min((row[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, previous + (a[i - 1] === b[j - 1] ? 0 : 1));
-      previous = current;
-    }
-  }
-  return row[b.length] ?? 0;
-};
+export { closest, editDistance } from './closest.ts';
 
 export const suggestion = (word: string, options: readonly string[]): string => {
   const near = closest(word, options);
@@ -43,7 +13,6 @@ export const suggestion = (word: string, options: readonly string[]): string => 
 
 /** Checks the spec against the language's JSON Schema and reports each problem once, at its key. */
 export const validateShape = (raw: unknown, reporter: Reporter): boolean => {
-  const validate = validator();
   if (validate(raw)) return true;
   const errors = (validate.errors ?? []) as ErrorObject[];
   // An anyOf failure explains its branches' failures: keep the anyOf, drop what sits below it.

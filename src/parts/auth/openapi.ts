@@ -1,6 +1,6 @@
 import type { Plan } from '../../plan/types.ts';
 import { errorResponses } from '../errors/openapi.ts';
-import type { OpenApiObject } from '../openapi-model.ts';
+import type { BuiltInOperation, OpenApiObject } from '../openapi-model.ts';
 import { type RouteKind, routeAccess } from './route-access.ts';
 
 /** components.securitySchemes: each scheme with its credential's name and place. */
@@ -17,9 +17,16 @@ export const securitySchemes = (plan: Plan): Record<string, OpenApiObject> => {
 };
 
 /** Every operation the runtime serves, with what it is for access control. */
-const routeKinds = (plan: Plan): Array<{ method: string; path: string; kind: RouteKind }> => {
+const routeKinds = (
+  plan: Plan,
+  builtIns: readonly BuiltInOperation[],
+): Array<{ method: string; path: string; kind: RouteKind }> => {
   const base = plan.service.basePath;
-  const out: Array<{ method: string; path: string; kind: RouteKind }> = [];
+  const out: Array<{ method: string; path: string; kind: RouteKind }> = builtIns.map(({ method, path, kind }) => ({
+    method,
+    path,
+    kind,
+  }));
   const methods = {
     list: 'get',
     create: 'post',
@@ -56,23 +63,35 @@ const documentedCodes = (responses: OpenApiObject): string[] =>
     return Object.values(content ?? {}).flatMap((m) => Object.keys(m.examples ?? {}));
   });
 
-/** Sets `security` on every operation and adds the answers authentication and authorisation can give. */
-export const applySecurity = (plan: Plan, paths: Record<string, OpenApiObject>) => {
+/**
+ * Sets `security` on every operation (`[]` on a public one) and adds the answers authentication and authorisation
+ * can give. Without schemes every operation is public.
+ */
+export const applySecurity = (
+  plan: Plan,
+  paths: Record<string, OpenApiObject>,
+  builtIns: readonly BuiltInOperation[],
+) => {
   const schemes = [...plan.auth.schemes.values()];
-  if (schemes.length === 0) return;
+  if (schemes.length === 0) {
+    for (const item of Object.values(paths)) for (const op of Object.values(item)) (op as OpenApiObject).security = [];
+    return;
+  }
   const hasBasic = schemes.some((s) => s.type === 'basic');
   const hasBearer = schemes.some((s) => s.type === 'bearer' || s.type === 'oidc');
   const { rules } = plan.auth;
-  for (const { method, path, kind } of routeKinds(plan)) {
+  for (const { method, path, kind } of routeKinds(plan, builtIns)) {
     const op = (paths[path] as Record<string, OpenApiObject> | undefined)?.[method] as OpenApiObject | undefined;
     if (!op) continue;
     const { access, roles } = routeAccess(plan, kind);
     op.security =
       access.kind === 'public'
-        ? [{}]
+        ? []
         : access.kind === 'any'
           ? access.schemes.map((s) => ({ [s]: [] }))
           : [Object.fromEntries(access.schemes.map((s) => [s, []]))];
+    // A public built-in page does not look at credentials at all (auth-part.ts): no answer about them.
+    if (access.kind === 'public' && kind.builtIn && kind.builtIn !== 'api' && kind.builtIn !== 'admin') continue;
     if (roles.length) op.description = `${op.description ? `${op.description}\n\n` : ''}Roles: ${roles.join(', ')}.`;
     const codes = [
       'ambiguous_credentials',
@@ -86,5 +105,34 @@ export const applySecurity = (plan: Plan, paths: Record<string, OpenApiObject>) 
     const merged = errorResponses(plan.errors, [...documentedCodes(responses), ...codes]);
     const success = Object.fromEntries(Object.entries(responses).filter(([status]) => Number(status) < 400));
     op.responses = { ...success, ...merged };
+  }
+};
+
+/**
+ * A resource's `owner` field is filled from the caller on create: not required in the create body (it may name
+ * the caller, or anyone where an explicit create rule allows), and never changed by an update, so not in a patch.
+ */
+export const applyOwnerFields = (plan: Plan, schemas: Record<string, OpenApiObject>) => {
+  for (const resource of plan.resources) {
+    const owner = plan.auth.rules.get(resource.name)?.owner;
+    if (!owner) continue;
+    const explicit = plan.auth.rules.get(resource.name)?.create !== undefined;
+    const create = schemas[`${resource.name}Create`];
+    const properties = create?.properties as Record<string, OpenApiObject> | undefined;
+    if (create && properties?.[owner]) {
+      const note = explicit
+        ? 'Defaults to the caller’s subject; naming someone else needs the create rule to allow it.'
+        : 'Set to the caller’s subject; it may only name the caller.';
+      const field = properties[owner];
+      properties[owner] = { ...field, description: field.description ? `${field.description} ${note}` : note };
+      const required = (create.required as string[] | undefined)?.filter((n) => n !== owner) ?? [];
+      if (required.length) create.required = required;
+      else delete create.required;
+    }
+    const patch = schemas[`${resource.name}Patch`];
+    if (patch?.properties) {
+      const { [owner]: _, ...rest } = patch.properties as Record<string, OpenApiObject>;
+      patch.properties = rest;
+    }
   }
 };

@@ -2,9 +2,8 @@ import type { Operation, Plan, ResourcePlan } from '../../plan/types.ts';
 import { customEndpointErrors, errorResponses, resourceOperationErrors } from '../errors/openapi.ts';
 import { type OpenApiComponents, type OpenApiObject, ref, success } from '../openapi-model.ts';
 import { exampleCreate, exampleId, examplePatch, exampleRecord } from '../resources/example.ts';
-import { pluralize } from '../resources/naming.ts';
+import { pluralize, withArticle } from '../resources/naming.ts';
 import { resourceSchemaNames } from '../resources/openapi.ts';
-import { idPattern } from '../resources/record-io.ts';
 import { customOperation } from './custom-openapi.ts';
 import { filterParameters } from './filter-openapi.ts';
 
@@ -68,8 +67,9 @@ export const pathParameters = (plan: Plan, resource: ResourcePlan, item: boolean
           name: 'id',
           in: 'path',
           required: true,
+          // No `pattern`: a mock or a client that makes up ids from the record schema must not be refused here.
           description: `The ${resource.name}'s id; an id this resource could not have issued is 404.`,
-          schema: { type: 'string', pattern: idPattern(resource).source, examples: [exampleId(resource)] },
+          schema: { type: 'string', examples: [exampleId(resource)] },
         },
       ]
     : []),
@@ -154,7 +154,7 @@ export const resourcePaths = (plan: Plan, resource: ResourcePlan): Record<string
   if (has('create'))
     collection.post = {
       operationId: `create${resource.name}`,
-      summary: `Create a ${resource.name}`,
+      summary: `Create ${withArticle(resource.name)}`,
       tags,
       parameters: [...pathParameters(plan, resource, false), ...headerParams('IdempotencyKey', 'RequestId')],
       requestBody: body(names.create, exampleCreate(resource, plan.resourcesByName)),
@@ -171,7 +171,7 @@ export const resourcePaths = (plan: Plan, resource: ResourcePlan): Record<string
   if (has('get'))
     item.get = {
       operationId: `get${resource.name}`,
-      summary: `Get a ${resource.name}`,
+      summary: `Get ${withArticle(resource.name)}`,
       tags,
       parameters: [...itemParams, ...headerParams('RequestId')],
       responses: { '200': success(`The ${resource.name}.`, record, recordExample, ['ETag']), ...errors('get') },
@@ -179,7 +179,7 @@ export const resourcePaths = (plan: Plan, resource: ResourcePlan): Record<string
   if (has('update'))
     item.patch = {
       operationId: `update${resource.name}`,
-      summary: `Update a ${resource.name} (JSON Merge Patch)`,
+      summary: `Update ${withArticle(resource.name)} (JSON Merge Patch)`,
       tags,
       parameters: [...itemParams, ...headerParams('IfMatch', 'IdempotencyKey', 'RequestId')],
       requestBody: body(names.patch, examplePatch(resource, plan.resourcesByName), [
@@ -194,7 +194,7 @@ export const resourcePaths = (plan: Plan, resource: ResourcePlan): Record<string
   if (has('replace'))
     item.put = {
       operationId: `replace${resource.name}`,
-      summary: `Replace a ${resource.name}`,
+      summary: `Replace ${withArticle(resource.name)}`,
       tags,
       parameters: [...itemParams, ...headerParams('IfMatch', 'IdempotencyKey', 'RequestId')],
       requestBody: body(names.create, exampleCreate(resource, plan.resourcesByName)),
@@ -206,7 +206,7 @@ export const resourcePaths = (plan: Plan, resource: ResourcePlan): Record<string
   if (has('delete'))
     item.delete = {
       operationId: `delete${resource.name}`,
-      summary: `Delete a ${resource.name}`,
+      summary: `Delete ${withArticle(resource.name)}`,
       tags,
       parameters: [...itemParams, ...headerParams('IfMatch', 'IdempotencyKey', 'RequestId')],
       responses: { '204': success('Deleted.', undefined, undefined, ['Idempotent-Replayed']), ...errors('delete') },

@@ -56,6 +56,7 @@ export const BUILT_IN_ERRORS = {
   internal: { status: 500, title: 'Internal error' },
   busy: { status: 503, title: 'The service is busy; retry shortly' },
   storage_unavailable: { status: 503, title: 'Storage is unavailable' },
+  shutting_down: { status: 503, title: 'The service is shutting down' },
   timeout: { status: 503, title: 'The request took longer than its time budget' },
 } as const satisfies Record<string, { status: number; title: string }>;
 

@@ -10,9 +10,9 @@ import { type OpenApiComponents, type OpenApiObject, ref } from '../openapi-mode
 import { substitute } from './runtime.ts';
 
 /** Every request can fail on our side, or on storage. */
-const ALWAYS = ['internal', 'busy', 'storage_unavailable'];
+export const ALWAYS = ['internal', 'busy', 'storage_unavailable'];
 /** What the JSON body parser and the body validators answer. */
-const BODY = [
+export const BODY = [
   'invalid_json',
   'forbidden_key',
   'too_deep',
@@ -26,7 +26,7 @@ const BODY = [
   'number_out_of_range',
 ];
 /** Unsafe methods run through the idempotency layer. */
-const IDEMPOTENCY = ['idempotency_key_invalid', 'idempotency_key_in_use', 'idempotency_key_reused'];
+export const IDEMPOTENCY = ['idempotency_key_invalid', 'idempotency_key_in_use', 'idempotency_key_reused'];
 const LIST = ['invalid_query', 'invalid_filter', 'invalid_sort', 'invalid_cursor', 'limit_exceeded', 'invalid_expand'];
 
 /** The catalogue codes one resource operation can answer, as the runtime raises them. */
@@ -86,6 +86,28 @@ const FIELD_ERROR: OpenApiObject = {
   required: ['pointer', 'code', 'message'],
 };
 
+/** The extension members the runtime adds to some problems (the 4th argument of an ApiError), each typed. */
+const PROBLEM_EXTENSIONS: Record<string, OpenApiObject> = {
+  currentEtag: {
+    type: 'string',
+    description: '`precondition_failed`: the ETag the record has now; read it again, then retry with it.',
+  },
+  currentState: { type: 'string', description: '`invalid_transition`: the state the record is in.' },
+  allowedTransitions: {
+    type: 'array',
+    items: { type: 'string' },
+    description: '`invalid_transition`: the transitions the record may take from its state.',
+  },
+  guard: { type: 'string', description: '`transition_guard_failed`: the condition that did not hold.' },
+  field: { type: 'string', description: '`unique_violation`: the field whose value is already taken.' },
+  maxLimit: { type: 'integer', description: '`limit_exceeded`: the largest page size allowed.' },
+  allow: { type: 'string', description: '`method_not_allowed`: the methods this path serves (as in `Allow`).' },
+  truncated: {
+    type: 'boolean',
+    description: '`validation_failed`, `unknown_field`: true when `errors` lists only some of the problems.',
+  },
+};
+
 const problemSchema = (errors: ErrorsPlan): OpenApiObject => ({
   type: 'object',
   description: 'RFC 9457 problem details. Clients branch on `code`; extension members may follow.',
@@ -97,6 +119,7 @@ const problemSchema = (errors: ErrorsPlan): OpenApiObject => ({
     detail: { type: 'string' },
     instance: { type: 'string', description: 'The request path.' },
     errors: { type: 'array', items: ref('schemas', 'FieldError') },
+    ...PROBLEM_EXTENSIONS,
   },
   required: ['type', 'title', 'status', 'code'],
 });

@@ -1,5 +1,6 @@
 import type { Plan } from '../../plan/types.ts';
 import { formatDuration } from '../../spec/units.ts';
+import { streamSecurity } from '../auth/asyncapi.ts';
 import type { OpenApiObject } from '../openapi-model.ts';
 import type { EventDoc } from './event-schemas.ts';
 
@@ -10,6 +11,8 @@ export interface AsyncApiEvents {
   operations: Record<string, OpenApiObject>;
   messages: Record<string, OpenApiObject>;
   schemas: Record<string, OpenApiObject>;
+  /** The schemes the stream server's `security` refers to. */
+  securitySchemes: Record<string, OpenApiObject>;
 }
 
 const streamPath = (plan: Plan): string => `${plan.service.basePath}${plan.events.stream.path}`;
@@ -60,9 +63,25 @@ export const deliveryNotes = (plan: Plan): string => {
 
 /** One channel (address: the event type), message and `send` operation per event, and the stream server. */
 export const eventChannels = (plan: Plan, events: readonly EventDoc[]): AsyncApiEvents => {
-  const out: AsyncApiEvents = { servers: {}, channels: {}, operations: {}, messages: {}, schemas: {} };
+  const out: AsyncApiEvents = {
+    servers: {},
+    channels: {},
+    operations: {},
+    messages: {},
+    schemas: {},
+    securitySchemes: {},
+  };
   if (!events.length) return out;
-  out.servers.stream = streamServer(plan);
+  const security = streamSecurity(plan);
+  const server = streamServer(plan);
+  out.servers.stream = security
+    ? {
+        ...server,
+        security: security.security,
+        ...(security.note ? { description: `${String(server.description)} Credentials: ${security.note}` } : {}),
+      }
+    : server;
+  if (security) out.securitySchemes = security.schemes;
   for (const e of events) {
     const about = { summary: e.summary, ...(e.description ? { description: e.description } : {}) };
     out.schemas[e.schemaName] = e.schema;

@@ -2,7 +2,8 @@ import type { Plan, ResourcePlan, TransitionPlan } from '../../plan/types.ts';
 import { type OpenApiObject, pascalCase, ref } from '../openapi-model.ts';
 import { exampleId, exampleObject, examplePatch, exampleRecord, exampleValue } from '../resources/example.ts';
 import { objectSchema } from '../resources/json-schema.ts';
-import { resourceSchemaNames } from '../resources/openapi.ts';
+import { withArticle } from '../resources/naming.ts';
+import { recordComponent } from '../resources/openapi.ts';
 
 /**
  * One event type as the AsyncAPI document (a channel) and the OpenAPI `webhooks` (a POST) show it: the
@@ -46,9 +47,23 @@ const dataObject = (properties: Record<string, OpenApiObject>): OpenApiObject =>
   additionalProperties: false,
 });
 
+/**
+ * The changes that can happen to a resource's records: through its endpoints, or through the record doors of
+ * custom handlers (which can make any change). An event no change can cause is not documented.
+ */
+const possibleChanges = (plan: Plan, resource: ResourcePlan): Set<string> => {
+  const ops = resource.operations;
+  const any = plan.custom.length > 0;
+  return new Set([
+    ...(any || ops.has('create') ? ['created'] : []),
+    ...(any || ops.has('update') || ops.has('replace') ? ['updated'] : []),
+    ...(any || ops.has('delete') ? ['deleted'] : []),
+  ]);
+};
+
 const changeShapes = (plan: Plan, resource: ResourcePlan): Array<[string, Shape]> => {
   const { name } = resource;
-  const record = ref('schemas', resourceSchemaNames(resource).record);
+  const record = ref('schemas', eventRecordName(resource));
   const example = exampleRecord(resource, plan.resourcesByName);
   const fieldNames = resource.fields.map((f) => f.name);
   const changed: OpenApiObject = {
@@ -57,7 +72,8 @@ const changeShapes = (plan: Plan, resource: ResourcePlan): Array<[string, Shape]
     description: 'The fields the update changed.',
   };
   const changedExample = Object.keys(examplePatch(resource, plan.resourcesByName));
-  return [
+  const possible = possibleChanges(plan, resource);
+  const shapes: Array<[string, Shape]> = [
     [
       `${name}.created`,
       {
@@ -87,6 +103,7 @@ const changeShapes = (plan: Plan, resource: ResourcePlan): Array<[string, Shape]
       },
     ],
   ];
+  return shapes.filter(([type]) => possible.has(type.slice(name.length + 1)));
 };
 
 const distinct = <T>(values: readonly T[]): T[] => {
@@ -97,7 +114,7 @@ const distinct = <T>(values: readonly T[]): T[] => {
 /** The transitions of one resource that emit one event (several may share it, as cancel and expire do). */
 const transitionShape = (plan: Plan, resource: ResourcePlan, transitions: readonly TransitionPlan[]): Shape => {
   const machine = resource.states;
-  const record = ref('schemas', resourceSchemaNames(resource).record);
+  const record = ref('schemas', eventRecordName(resource));
   // A timed transition runs with an empty input, so its input fields cannot be required.
   const inputs = distinct(
     transitions.map((t) => {
@@ -174,8 +191,10 @@ export const eventDocs = (plan: Plan, taken: ReadonlySet<string> = new Set()): E
   const keys = new Set<string>();
   const names = new Set(taken);
   const words = new Set<string>();
-  return plan.events.types.map((type) => {
+  for (const resource of plan.resources) names.add(eventRecordName(resource));
+  return plan.events.types.flatMap((type) => {
     const sources = shapes.get(type) ?? [];
+    if (!sources.length) return [];
     const word = unique(
       type
         .split(/[^A-Za-z0-9]+/)
@@ -218,4 +237,36 @@ export const eventDocs = (plan: Plan, taken: ReadonlySet<string> = new Set()): E
       resources: [...new Set(sources.flatMap((s) => (s.resource ? [s.resource] : [])))],
     };
   });
+};
+
+/** The component name of a record as events carry it: OrderEventRecord. */
+export const eventRecordName = (resource: ResourcePlan): string => `${resource.name}EventRecord`;
+
+/** Drops `readOnly` and `writeOnly`: they say who writes a field in a request, and an event is sent as one. */
+const withoutAccessModes = (schema: unknown): unknown => {
+  if (Array.isArray(schema)) return schema.map(withoutAccessModes);
+  if (!schema || typeof schema !== 'object') return schema;
+  return Object.fromEntries(
+    Object.entries(schema)
+      .filter(([k]) => k !== 'readOnly' && k !== 'writeOnly')
+      .map(([k, v]) => [k, k === 'examples' || k === 'enum' || k === 'default' ? v : withoutAccessModes(v)]),
+  );
+};
+
+/**
+ * A record as an event carries it: the record schema without `readOnly` (a webhook delivery is a request, where a
+ * validating receiver would refuse read-only fields), and fields some roles may not see are not required (they
+ * are left out for a receiver whose owner may not read them).
+ */
+export const eventRecordComponent = (
+  resource: ResourcePlan,
+  resources: ReadonlyMap<string, ResourcePlan>,
+): OpenApiObject => {
+  const schema = withoutAccessModes(recordComponent(resource, resources)) as OpenApiObject;
+  const restricted = new Set(resource.fields.filter((f) => f.spec.readableBy?.length).map((f) => f.name));
+  return {
+    ...schema,
+    description: `${pascalCase(withArticle(resource.name))} as events carry it: the record after the change (before a delete).`,
+    required: (schema.required as string[]).filter((n) => !restricted.has(n)),
+  };
 };

@@ -1,6 +1,6 @@
 import type { Plan } from '../../plan/types.ts';
 import { type OpenApiObject, ref } from '../openapi-model.ts';
-import type { EventDoc } from './event-schemas.ts';
+import { type EventDoc, eventRecordComponent, eventRecordName } from './event-schemas.ts';
 
 /** The Standard Webhooks headers of every delivery (https://www.standardwebhooks.com). */
 const webhookParameters = (): Record<string, OpenApiObject> => ({
@@ -64,6 +64,8 @@ export const eventWebhooks = (plan: Plan, events: readonly EventDoc[]): EventWeb
     webhooks[e.type] = {
       post: {
         operationId: `on${e.words}`,
+        // The service calls the receiver: no credentials of the API; the receiver checks the signature instead.
+        security: [],
         summary: e.summary,
         description: [
           e.description,
@@ -84,5 +86,10 @@ export const eventWebhooks = (plan: Plan, events: readonly EventDoc[]): EventWeb
         },
       },
     };
-  return { webhooks, schemas: Object.fromEntries(pushed.map((e) => [e.schemaName, e.schema])), parameters };
+  const records = new Set(pushed.flatMap((e) => e.resources));
+  const schemas = {
+    ...Object.fromEntries([...records].map((r) => [eventRecordName(r), eventRecordComponent(r, plan.resourcesByName)])),
+    ...Object.fromEntries(pushed.map((e) => [e.schemaName, e.schema])),
+  };
+  return { webhooks, schemas, parameters };
 };

@@ -1,9 +1,21 @@
 import type { Plan } from '../../plan/types.ts';
 import type { Rate } from '../../spec/units.ts';
-import { code, type DocBlock, type DocSection, heading, type Inline, notShownSection, table } from '../docs-model.ts';
+import {
+  code,
+  type DocBlock,
+  type DocSection,
+  heading,
+  type Inline,
+  notShownSection,
+  paragraph,
+  table,
+} from '../docs-model.ts';
 
 export const LIMITS_HEADING = 'Limits';
 const NOT_SHOWN = 'Rate limits, size limits, time-outs and quotas: not shown.';
+/** What the limits part does not run yet: the documents say so wherever such a limit appears. */
+export const NOT_ENFORCED = 'declared, not yet enforced';
+const ENFORCED = 'enforced';
 
 const WINDOWS: Array<[number, string]> = [
   [86_400_000, 'day'],
@@ -43,30 +55,42 @@ const rateBlocks = (plan: Plan): DocBlock[] => {
   const authFailures = plan.spec.limits?.rate?.authFailures;
   if (authFailures) rows.push(['failed authentication', code(authFailures), 'per IP address']);
   if (!rows.length) return [];
-  return [heading(3, 'Rate limits'), table(['Applies to', 'Limit', 'Counted'], rows)];
+  return [
+    heading(3, 'Rate limits'),
+    paragraph(
+      `Rate limits are ${NOT_ENFORCED}: no request is refused for its rate yet, and no RateLimit headers are sent.`,
+    ),
+    table(['Applies to', 'Limit', 'Counted'], rows),
+  ];
 };
 
 const quotaBlocks = (plan: Plan): DocBlock[] => {
   const rows = [...plan.limits.quotas].map(([key, r]): Inline[] => [code(key), formatRate(r)]);
-  return rows.length ? [heading(3, 'Quotas'), table(['Operation', 'Quota'], rows)] : [];
+  return rows.length
+    ? [heading(3, 'Quotas'), paragraph(`Quotas are ${NOT_ENFORCED}.`), table(['Operation', 'Quota'], rows)]
+    : [];
 };
 
-/** Part 8: rate limits, quotas, sizes and time-outs; defaults are marked as such. */
+/** Part 8: rate limits, quotas, sizes and time-outs; defaults are marked as such, and whether each is enforced yet. */
 export const limitsDocs = (plan: Plan): DocSection => {
   const spec = plan.spec.limits;
   const hasInterface = plan.resources.length > 0 || plan.custom.length > 0;
   if (!spec && !hasInterface) return notShownSection('limits', LIMITS_HEADING, NOT_SHOWN);
   const mark = (given: unknown) => (given === undefined ? ' (default)' : '');
   const sizes: Inline[][] = [
-    ['request body', `${formatBytes(plan.limits.bodyBytes)}${mark(spec?.size?.body)}`],
-    ['page size', `${plan.limits.maxPageSize} records at most${mark(spec?.size?.pageSize)}`],
-    ['JSON nesting depth', `${plan.limits.depth}${mark(spec?.size?.depth)}`],
-    ...Object.entries(spec?.size?.endpoints ?? {}).map(([e, s]): Inline[] => [['body of ', code(e)], s]),
+    ['request body', `${formatBytes(plan.limits.bodyBytes)}${mark(spec?.size?.body)}`, `${ENFORCED} (413)`],
+    ['page size', `${plan.limits.maxPageSize} records at most${mark(spec?.size?.pageSize)}`, ENFORCED],
+    ['JSON nesting depth', `${plan.limits.depth}${mark(spec?.size?.depth)}`, `${ENFORCED} (400)`],
+    ...Object.entries(spec?.size?.endpoints ?? {}).map(([e, s]): Inline[] => [['body of ', code(e)], s, NOT_ENFORCED]),
   ];
   const timeouts: Inline[][] = [
-    ['request', `${formatMs(plan.limits.requestTimeoutMs)}${mark(spec?.timeouts?.request)}`],
-    ...(spec?.timeouts?.headers ? [['request headers', spec.timeouts.headers] as Inline[]] : []),
-    ...Object.entries(spec?.timeouts?.endpoints ?? {}).map(([e, t]): Inline[] => [code(e), t]),
+    [
+      'request',
+      `${formatMs(plan.limits.requestTimeoutMs)}${mark(spec?.timeouts?.request)}`,
+      [`${ENFORCED} (503 `, code('timeout'), ')'],
+    ],
+    ...(spec?.timeouts?.headers ? [['request headers', spec.timeouts.headers, NOT_ENFORCED] as Inline[]] : []),
+    ...Object.entries(spec?.timeouts?.endpoints ?? {}).map(([e, t]): Inline[] => [code(e), t, NOT_ENFORCED]),
   ];
   return {
     part: 'limits',
@@ -76,9 +100,9 @@ export const limitsDocs = (plan: Plan): DocSection => {
       ...rateBlocks(plan),
       ...quotaBlocks(plan),
       heading(3, 'Sizes'),
-      table(['Limit', 'Value'], sizes),
+      table(['Limit', 'Value', 'Enforced'], sizes),
       heading(3, 'Time-outs'),
-      table(['Limit', 'Value'], timeouts),
+      table(['Limit', 'Value', 'Enforced'], timeouts),
     ],
   };
 };

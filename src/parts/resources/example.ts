@@ -1,5 +1,6 @@
 import type { ResourcePlan } from '../../plan/types.ts';
 import type { FieldSpec } from './field-schema.ts';
+import { patternExample } from './pattern-example.ts';
 
 /** A fixed, valid-looking ULID so examples are stable from one build to the next. */
 const EXAMPLE_ULID = '01JD7X3K9Q2M4N6P8R0S2T4V6W';
@@ -28,8 +29,8 @@ const exampleString = (f: FieldSpec, name: string): string => {
   }
   if (f.pattern) {
     const re = new RegExp(f.pattern);
-    const hit = PATTERN_CANDIDATES.find((c) => re.test(c));
-    if (hit) return hit;
+    const hit = PATTERN_CANDIDATES.find((c) => re.test(c)) ?? patternExample(f.pattern);
+    if (hit !== undefined) return hit;
   }
   const words = name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase();
   let text = `Example ${words}`;

@@ -22,3 +22,7 @@ export const pluralize = (word: string): string => {
 /** The default collection segment of a resource: OrderLine → order-lines. */
 export const collectionSegment = (resource: string, plural?: string): string =>
   kebabCase(plural ?? pluralize(resource));
+
+/** The word with its indefinite article: Order → an Order, Customer → a Customer, User → a User, Hour → an Hour. */
+export const withArticle = (word: string): string =>
+  `${/^(?:[aeio]|u(?!s|ni|ti|ro|ku)|hour|honest|honou?r)/i.test(word) ? 'an' : 'a'} ${word}`;

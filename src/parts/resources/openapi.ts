@@ -1,7 +1,8 @@
 import type { ResourcePlan } from '../../plan/types.ts';
-import { type OpenApiObject, ref } from '../openapi-model.ts';
+import { type OpenApiObject, pascalCase, ref } from '../openapi-model.ts';
 import { exampleCreate, exampleRecord } from './example.ts';
 import { createSchema, patchSchema, recordSchema } from './json-schema.ts';
+import { withArticle } from './naming.ts';
 
 /** Component names of one resource's schemas. */
 export const resourceSchemaNames = (resource: ResourcePlan) => ({
@@ -84,7 +85,11 @@ export const resourceComponents = (
       if (target && p)
         properties[name] = { anyOf: [p, ref('schemas', target)], description: `Expanded with expand=${name}.` };
     }
-    out[names.listed] = { ...record, properties, description: `A ${resource.name} as a list returns it.` };
+    out[names.listed] = {
+      ...record,
+      properties,
+      description: `${pascalCase(withArticle(resource.name))} as a list returns it.`,
+    };
   }
   out[names.page] = {
     type: 'object',

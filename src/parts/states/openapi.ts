@@ -4,6 +4,7 @@ import { errorResponses, transitionErrors } from '../errors/openapi.ts';
 import { type OpenApiObject, pascalCase, ref, success } from '../openapi-model.ts';
 import { exampleRecord } from '../resources/example.ts';
 import { objectSchema } from '../resources/json-schema.ts';
+import { withArticle } from '../resources/naming.ts';
 import { resourceSchemaNames } from '../resources/openapi.ts';
 
 /** The history page of a record's transitions. */
@@ -44,7 +45,6 @@ export const statePaths = (plan: Plan, resource: ResourcePlan): Record<string, P
       t.description,
       `From ${t.from.join(' or ')} to ${t.to}.`,
       t.when ? `Guard: \`${t.when}\`.` : '',
-      t.roles.length ? `Roles: ${t.roles.join(', ')}.` : '',
       t.after ? `Also taken by the service ${t.after} after the record entered ${t.from.join(' or ')}.` : '',
     ]
       .filter(Boolean)
@@ -52,7 +52,7 @@ export const statePaths = (plan: Plan, resource: ResourcePlan): Record<string, P
     out[`${base}${resource.itemPath}/${t.path}`] = {
       post: {
         operationId: `${t.name}${pascalCase(resource.name)}`,
-        summary: `${pascalCase(t.name)} a ${resource.name} (${t.from.join('|')} → ${t.to})`,
+        summary: `${pascalCase(t.name)} ${withArticle(resource.name)} (${t.from.join('|')} → ${t.to})`,
         description,
         tags: [resource.name],
         parameters: [...params, ...headerParams('IfMatch', 'IdempotencyKey', 'RequestId')],
@@ -70,7 +70,7 @@ export const statePaths = (plan: Plan, resource: ResourcePlan): Record<string, P
   out[`${base}${resource.itemPath}/history`] = {
     get: {
       operationId: `get${pascalCase(resource.name)}History`,
-      summary: `The transitions a ${resource.name} took, oldest first`,
+      summary: `The transitions ${withArticle(resource.name)} took, oldest first`,
       tags: [resource.name],
       parameters: [...params, ...headerParams('RequestId')],
       responses: {

@@ -60,18 +60,14 @@ export const versioningDocs = (plan: Plan): DocSection => {
         code(v.default ?? newest),
         '. Every version is served at once from one data model.',
       ),
+      paragraph(
+        'Versioning is declared, not yet enforced: every request is served the current API whatever version it names, and no ',
+        code('Deprecation'),
+        ' or ',
+        code('Sunset'),
+        ' header is sent yet.',
+      ),
       table(['Version', 'Description', 'Changes', 'Deprecated', 'Sunset'], rows),
-      ...(v.deprecated
-        ? [
-            paragraph(
-              'Responses in a deprecated version carry ',
-              code('Deprecation'),
-              ' and ',
-              code('Sunset'),
-              ' headers.',
-            ),
-          ]
-        : []),
     ],
   };
 };

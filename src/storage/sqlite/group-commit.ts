@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Database } from 'better-sqlite3';
 import { StoreError } from '../store.ts';
+import { WriteLock } from './write-lock.ts';
 
 interface Batch {
   readonly waiters: Array<{ resolve: () => void; reject: (error: unknown) => void }>;
@@ -46,6 +47,9 @@ export class GroupCommit {
   readonly #db: Database;
   readonly #context = new AsyncLocalStorage<true>();
   readonly #statements;
+  readonly #lock: WriteLock;
+  /** The last commit failed for want of storage (a full disk); a commit since, or a probe's, clears it. */
+  #storageFailed = false;
   #queue: Promise<unknown> = Promise.resolve();
   #batch: Batch | undefined;
   #running = 0;
@@ -61,8 +65,8 @@ export class GroupCommit {
   ) {
     this.#db = db;
     this.#target = target;
+    this.#lock = new WriteLock(db);
     this.#statements = {
-      begin: db.prepare('BEGIN IMMEDIATE'),
       commit: db.prepare('COMMIT'),
       rollback: db.prepare('ROLLBACK'),
       savepoint: db.prepare('SAVEPOINT nf_tx'),
@@ -98,7 +102,7 @@ export class GroupCommit {
       const s = this.#statements;
       if (!this.#batch) {
         try {
-          s.begin.run();
+          this.#lock.begin();
         } catch (error) {
           throw this.onCommitError(error);
         }
@@ -161,17 +165,45 @@ export class GroupCommit {
         this.#target?.admit();
         for (const tail of this.#tails) tail.write();
         this.#statements.commit.run();
+        this.#storageFailed = false;
         this.#target?.verify();
       }
     } catch (error) {
       this.#rollback();
       const mapped = this.onCommitError(error);
+      this.#storageFailed ||= mapped instanceof StoreError && mapped.kind === 'unavailable';
       for (const w of batch.waiters) w.reject(mapped);
       return;
     } finally {
       for (const tail of this.#tails) tail.clear();
     }
     for (const w of batch.waiters) w.resolve();
+  }
+
+  /**
+   * Whether writes go through now, for readiness; throws what a write would meet. Takes the write lock, waiting
+   * only briefly, and lets it go. After a commit failed for want of storage, it commits a real write (the header's
+   * user_version, rewritten unchanged): its success is the recovery. A batch open now holds the lock: nothing to do.
+   */
+  probe(): void {
+    if (this.#batch || this.#db.inTransaction) return;
+    try {
+      this.#lock.begin(true);
+    } catch (error) {
+      throw this.onCommitError(error);
+    }
+    try {
+      if (!this.#storageFailed) {
+        this.#statements.rollback.run();
+        return;
+      }
+      this.#db.pragma(`user_version = ${Number(this.#db.pragma('user_version', { simple: true }))}`);
+      this.#statements.commit.run();
+      this.#storageFailed = false;
+    } catch (error) {
+      this.#rollback();
+      throw this.onCommitError(error);
+    }
   }
 
   /** A write made on its own, outside any batch (autocommit), is acknowledged only once its target is verified. */

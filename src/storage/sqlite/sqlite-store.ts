@@ -278,10 +278,11 @@ export class SqliteStore implements Store {
     return this.#group.run(fn);
   }
 
-  /** The file is still the one opened (a stat), and answers a query. */
+  /** The file is still the one opened (a stat), answers a query, and takes writes (see GroupCommit.probe). */
   async ping() {
     this.#file.verify();
     this.#db.prepare('SELECT 1').get();
+    this.#group.probe();
   }
 
   durability() {

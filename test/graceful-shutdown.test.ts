@@ -1,0 +1,225 @@
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { Client, Pool } from 'undici';
+import { afterAll, describe, expect, it } from 'vitest';
+import { type CliServer, startCliServer } from './helpers/cli-server.ts';
+import { awaiting, waitFor } from './helpers/wait-for.ts';
+
+// Issue 16: a SIGTERM under load used to reset connections that had requests on them already (37–165 of 360
+// requests sent before the signal got no answer). Every request a client sent before the signal now gets a real
+// answer, and the process exits 0 with every acknowledged write on disk.
+const SPEC = `
+ninefold: 1
+service: { name: drain }
+resources:
+  Note: { fields: { title: { type: string, required: true } } }
+endpoints:
+  Note: { operations: [list, get, create] }
+`;
+
+const dir = mkdtempSync(join(tmpdir(), 'ninefold-drain-'));
+const spec = join(dir, 'service.yaml');
+writeFileSync(spec, SPEC);
+const servers: CliServer[] = [];
+afterAll(async () => {
+  await Promise.all(servers.map((s) => s.stop()));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const exitOf = (server: CliServer) =>
+  new Promise<number | null>((done) => {
+    if (server.child.exitCode !== null) done(server.child.exitCode);
+    else server.child.once('exit', (code) => done(code));
+  });
+
+interface Answer {
+  readonly status: number;
+  readonly retryAfter?: string | string[];
+  readonly error?: string;
+  /** Answered after the load stopped (the signal). */
+  readonly late: boolean;
+}
+
+/** The ids (X-Request-Id) of the requests undici has written whole to a socket, from now until `stop()`. */
+const watchSent = () => {
+  const sent = new Set<string>();
+  const onSent = (message: unknown) => {
+    const headers = (message as { request: { headers: string[] } }).request.headers;
+    const id = headers[headers.indexOf('x-request-id') + 1];
+    if (id) sent.add(id);
+  };
+  subscribe('undici:request:bodySent', onSent);
+  return { sent, stop: () => unsubscribe('undici:request:bodySent', onSent) };
+};
+
+/**
+ * Keeps `connections × pipelining` requests on the way to the server through an undici pool until `stop()` (undici
+ * pipelines GETs only: POSTs wait for the answer before them). Each request's id is its X-Request-Id.
+ */
+const loadOf = (url: string, method: 'GET' | 'POST', connections: number, pipelining: number) => {
+  const pool = new Pool(url, { connections, pipelining });
+  let stopped = false;
+  let answered = 0;
+  const answers = new Map<string, Answer>();
+  const pending: Promise<void>[] = [];
+  let next = 0;
+  const send = (): void => {
+    const id = `${method}-${next++}`;
+    const request = pool
+      .request(
+        method === 'POST'
+          ? {
+              method,
+              path: '/notes',
+              headers: { 'content-type': 'application/json', 'x-request-id': id },
+              body: JSON.stringify({ title: id }),
+            }
+          : { method, path: '/notes?limit=5', headers: { 'x-request-id': id } },
+      )
+      .then(
+        async (r) => {
+          await r.body.text();
+          answers.set(id, { status: r.statusCode, retryAfter: r.headers['retry-after'], late: stopped });
+        },
+        (error: Error & { code?: string }) =>
+          void answers.set(id, { status: 0, error: error.code ?? error.message, late: stopped }),
+      )
+      .then(() => {
+        answered++;
+        if (!stopped) send();
+      });
+    pending.push(request);
+  };
+  for (let i = 0; i < connections * pipelining; i++) send();
+  return {
+    answered: () => answered,
+    /** Sends no more requests. */
+    stop() {
+      stopped = true;
+    },
+    /** Every answer, once all requests have settled. */
+    async settled() {
+      await Promise.all(pending);
+      await pool.close();
+      return answers;
+    },
+  };
+};
+
+describe('SIGTERM under load', () => {
+  it('answers every request sent before the signal (none reset), exits 0, and loses no acknowledged write', async () => {
+    const db = join(dir, 'drain.db');
+    const server = await startCliServer(spec, ['--db', db]);
+    servers.push(server);
+    // 120 writes, one per connection, and 240 reads pipelined 30 deep on 8 more: 360 requests on the way.
+    const sent = watchSent();
+    const writes = loadOf(server.url, 'POST', 120, 1);
+    const reads = loadOf(server.url, 'GET', 8, 30);
+    const loads = [writes, reads];
+    const answeredSoFar = () => writes.answered() + reads.answered();
+    await waitFor(
+      () => answeredSoFar() >= 1000,
+      () => `load under way (${answeredSoFar()} answered)`,
+    );
+    const exited = exitOf(server);
+    for (const load of loads) load.stop();
+    const sentBeforeSignal = [...sent.sent];
+    server.child.kill('SIGTERM');
+    const answers = new Map(
+      (await awaiting(Promise.all(loads.map((load) => load.settled())), 'every answer')).flatMap((a) => [...a]),
+    );
+    sent.stop();
+
+    // The signal came while requests sent before it still waited for their answers (else this tests nothing).
+    expect(sentBeforeSignal.filter((id) => answers.get(id)?.late).length).toBeGreaterThan(10);
+    const answeredForReal = (a: Answer | undefined) =>
+      a?.status === 200 || a?.status === 201 || (a?.status === 503 && a.retryAfter !== undefined);
+    expect(
+      sentBeforeSignal.filter((id) => !answeredForReal(answers.get(id))).map((id) => [id, answers.get(id)]),
+    ).toEqual([]);
+    // A request the client writes after the signal, on a connection the server has found quiet and closes, may meet
+    // the close (the keep-alive race every HTTP client retries on, RFC 9112 §9.3.1): on a loaded machine the client can
+    // stall past the quiet time. What the server owes is above: everything sent before the signal is answered.
+    expect(await awaiting(exited, 'the process to exit')).toBe(0);
+
+    // Every acknowledged write is there at the next start.
+    const again = await startCliServer(spec, ['--db', db]);
+    servers.push(again);
+    const list = await fetch(`${again.url}/notes?count=true&limit=1`).then(
+      (r) => r.json() as Promise<{ total: number }>,
+    );
+    expect(list.total).toBeGreaterThanOrEqual([...answers.values()].filter((a) => a.status === 201).length);
+  });
+
+  it('while draining: /readyz answers 503 shutting_down, a request being received is answered, new connections are refused', async () => {
+    const db = join(dir, 'readiness.db');
+    const server = await startCliServer(spec, ['--db', db]);
+    servers.push(server);
+    const upload = new PassThrough();
+    const uploader = new Client(server.url);
+    const created = uploader.request({
+      method: 'POST',
+      path: '/notes',
+      headers: { 'content-type': 'application/json' },
+      body: upload,
+    });
+    upload.write('{"title":');
+    const probe = new Client(server.url);
+    const ready = async () => {
+      const r = await probe.request({ method: 'GET', path: '/readyz' });
+      return {
+        status: r.statusCode,
+        retryAfter: r.headers['retry-after'],
+        body: (await r.body.json()) as { code?: string },
+      };
+    };
+    expect((await ready()).status).toBe(200);
+
+    const exited = exitOf(server);
+    server.child.kill('SIGTERM');
+    let answer = await ready();
+    await waitFor(async () => {
+      answer = await ready();
+      return answer.status !== 200;
+    }, 'readiness to fail');
+    expect(answer).toEqual({ status: 503, retryAfter: '1', body: expect.objectContaining({ code: 'shutting_down' }) });
+    await expect(fetch(`${server.url}/healthz`)).rejects.toThrow();
+
+    upload.end('"sent before the signal"}');
+    const response = await awaiting(created, 'the upload to be answered');
+    expect(response.statusCode).toBe(201);
+    await response.body.dump();
+    expect(await awaiting(exited, 'the process to exit')).toBe(0);
+    await Promise.all([uploader.close(), probe.close()]);
+  });
+
+  it('a client that keeps sending on its connection is answered, told Connection: close after half the grace; exit 0', async () => {
+    const server = await startCliServer(spec, ['--db', join(dir, 'keep-alive.db'), '--grace', '2']);
+    servers.push(server);
+    const client = new Client(server.url);
+    const get = async () => {
+      const r = await client.request({ method: 'GET', path: '/notes?limit=1' });
+      await r.body.dump();
+      return { status: r.statusCode, connection: r.headers.connection };
+    };
+    expect((await get()).status).toBe(200);
+    const exited = exitOf(server);
+    server.child.kill('SIGTERM');
+    const answers: Array<{ status: number; connection?: string | string[] }> = [];
+    // One request after the other on the one connection, until the server says it closes it.
+    await waitFor(
+      async () => {
+        answers.push(await get());
+        return answers.at(-1)?.connection === 'close';
+      },
+      () => `Connection: close (${answers.length} answers so far)`,
+    );
+    await client.close();
+    expect(answers.every((a) => a.status === 200)).toBe(true);
+    expect(answers.length).toBeGreaterThan(5);
+    expect(await awaiting(exited, 'the process to exit')).toBe(0);
+  });
+});
