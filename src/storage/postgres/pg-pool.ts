@@ -29,6 +29,9 @@ const types = {
     oid === INT8 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text'),
 };
 
+/** Runs of a statement on its own that a deadlock or serialization conflict rolled back. */
+const RETRIES = 3;
+
 interface Transaction {
   readonly client: pg.PoolClient;
   /**
@@ -93,9 +96,22 @@ export class PgPool {
   /** Statements with parameters are prepared (once per connection); the others run as they are. */
   async result<R>(text: string, params: readonly unknown[] = []): Promise<pg.QueryResult<R & pg.QueryResultRow>> {
     const tx = this.#context.getStore();
-    const target: Queryable = tx && !tx.released ? tx.client : this.pool;
-    if (params.length === 0) return target.query<R & pg.QueryResultRow>(text);
-    return target.query<R & pg.QueryResultRow>({ name: this.#named(text), text, values: params as unknown[] });
+    const inTransaction = tx !== undefined && !tx.released;
+    const target: Queryable = inTransaction ? tx.client : this.pool;
+    const run = () =>
+      params.length === 0
+        ? target.query<R & pg.QueryResultRow>(text)
+        : target.query<R & pg.QueryResultRow>({ name: this.#named(text), text, values: params as unknown[] });
+    // A statement on its own that lost to a deadlock or a serialization conflict was rolled back whole: running it
+    // again is safe. Inside a transaction the caller's whole work would have to run again, which only it may decide.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await run();
+      } catch (error) {
+        const code = (error as { code?: unknown }).code;
+        if (inTransaction || attempt >= RETRIES || (code !== '40001' && code !== '40P01')) throw error;
+      }
+    }
   }
 
   /** The running transaction's client, for statements of several parts (DDL); only inside a transaction. */
