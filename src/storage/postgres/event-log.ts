@@ -22,6 +22,7 @@ const toEvent = (r: EventRow): StoredEvent => ({
 });
 
 const SEQUENCE = 'SELECT _ninefold_sequence_events()';
+const ignore = () => undefined;
 const COLUMNS = 'seq, type, time, resource, record_id, data';
 
 /**
@@ -33,8 +34,29 @@ const COLUMNS = 'seq, type, time, resource, record_id, data';
  * died between its COMMIT and its sequencer run.
  */
 export const postgresEventLog = (db: PgPool): EventLog & { sequence(): Promise<void> } => {
-  const sequence = async () => {
-    await db.rows(SEQUENCE);
+  // Callers that ask while a run is under way share the next run, which starts once that one ends and so after
+  // their commit: under load one run (a write transaction of its own, with its commit) numbers the events of many
+  // requests, instead of one run per request queued on the sequencer's lock.
+  let running: Promise<void> | undefined;
+  let next: Promise<void> | undefined;
+  const run = (): Promise<void> => {
+    const started = db.rows(SEQUENCE).then(() => undefined);
+    running = started;
+    const done = () => {
+      if (running === started) running = undefined;
+    };
+    started.then(done, done);
+    return started;
+  };
+  const sequence = (): Promise<void> => {
+    // Inside an open transaction the run is that transaction's own (its numbering commits with it): never shared.
+    if (db.inTransaction) return db.rows(SEQUENCE).then(ignore);
+    if (!running) return run();
+    next ??= running.then(ignore, ignore).then(() => {
+      next = undefined;
+      return run();
+    });
+    return next;
   };
   return {
     sequence,
