@@ -77,6 +77,12 @@ export class PgPool {
     return tx !== undefined && !tx.committed && !tx.released;
   }
 
+  /** The caller runs on a client of its own (a transaction's, committed or not, until it goes back to the pool). */
+  get holdsClient(): boolean {
+    const tx = this.#context.getStore();
+    return tx !== undefined && !tx.released;
+  }
+
   /** Prepared once per connection: the same text keeps one name. */
   #named(text: string): string {
     let name = this.#names.get(text);
@@ -149,6 +155,14 @@ export class PgPool {
       // A connection that could not roll back is closed, not reused.
       client.release(broken instanceof Error ? broken : undefined);
     }
+  }
+
+  /**
+   * Runs `fn` outside the caller's transaction: work it starts (a listener woken by a write) must not take the
+   * writer's client, nor wait for a pool client while the writer holds one.
+   */
+  detached<T>(fn: () => T): T {
+    return this.#context.exit(fn);
   }
 
   /** A client of its own (LISTEN, migrations under a session lock); the caller releases it. */
