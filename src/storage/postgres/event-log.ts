@@ -34,13 +34,17 @@ const COLUMNS = 'seq, type, time, resource, record_id, data';
  * died between its COMMIT and its sequencer run.
  */
 export const postgresEventLog = (db: PgPool): EventLog & { sequence(): Promise<void> } => {
-  // Callers that ask while a run is under way share the next run, which starts once that one ends and so after
-  // their commit: under load one run (a write transaction of its own, with its commit) numbers the events of many
-  // requests, instead of one run per request queued on the sequencer's lock.
+  const sequence = async () => {
+    await db.rows(SEQUENCE);
+  };
+  // Committed writers that ask while a run is under way share the next run, which starts once that one ends and so
+  // after their commit: under load one run (a write transaction of its own, with its commit) numbers the events of
+  // many requests, instead of one run per request queued on the sequencer's lock. Only callers holding a client of
+  // their own share (a run waiting for a pool client while its sharers hold every client would never start).
   let running: Promise<void> | undefined;
   let next: Promise<void> | undefined;
   const run = (): Promise<void> => {
-    const started = db.rows(SEQUENCE).then(() => undefined);
+    const started = sequence();
     running = started;
     const done = () => {
       if (running === started) running = undefined;
@@ -48,9 +52,8 @@ export const postgresEventLog = (db: PgPool): EventLog & { sequence(): Promise<v
     started.then(done, done);
     return started;
   };
-  const sequence = (): Promise<void> => {
-    // Inside an open transaction the run is that transaction's own (its numbering commits with it): never shared.
-    if (db.inTransaction) return db.rows(SEQUENCE).then(ignore);
+  const sequenceAfterCommit = (): Promise<void> => {
+    if (db.inTransaction || !db.holdsClient) return sequence();
     if (!running) return run();
     next ??= running.then(ignore, ignore).then(() => {
       next = undefined;
@@ -65,7 +68,7 @@ export const postgresEventLog = (db: PgPool): EventLog & { sequence(): Promise<v
         'INSERT INTO _ninefold_events (type, time, resource, record_id, data) VALUES ($1, $2, $3, $4, $5)',
         [e.type, e.time, e.resource ?? null, e.recordId ?? null, e.dataJson ?? JSON.stringify(e.data ?? {})],
       );
-      await db.afterCommit(sequence);
+      await db.afterCommit(sequenceAfterCommit);
     },
     async after(afterSeq, limit, types = []) {
       await sequence();
