@@ -71,12 +71,14 @@ export class PostgresStore implements Store {
       if (channel === 'keys') keys.bump();
     });
     this.signals = this.#signals;
+    // Listeners woken by a write (the webhook worker) run outside the writer's transaction.
+    const detachedSignals = { notify: (channel: StoreChannel) => db.detached(() => this.#signals.notify(channel)) };
     const part = <T extends object>(built: T): T => this.#guarded(built);
     this.idempotency = part(postgresIdempotency(db));
     this.stateLog = part(postgresStateLog(db));
     this.counters = part(postgresCounters(db));
     this.apiKeys = this.#telling('keys', part(keys), ['create', 'revoke']);
-    this.events = notifying(this.#signals, 'events', part(postgresEventLog(db)), ['append']);
+    this.events = notifying(detachedSignals, 'events', part(postgresEventLog(db)), ['append']);
     this.webhooks = this.#telling('endpoints', part(postgresWebhooks(db)), [
       'createEndpoint',
       'updateEndpoint',
@@ -107,7 +109,7 @@ export class PostgresStore implements Store {
         await this.#db
           .rows(`SELECT pg_notify('ninefold', $1)`, [`${this.#db.schema} ${channel}`])
           .catch(() => undefined);
-        this.#signals.notify(channel);
+        this.#db.detached(() => this.#signals.notify(channel));
         return result;
       };
     }
