@@ -10,6 +10,9 @@ export const DEFAULT_GRACE_MS = 10_000;
  */
 const QUIET_MS = 250;
 
+/** At most this many event-loop turns are spent taking queued connections before the listening socket closes. */
+const MAX_ACCEPT_TURNS = 100;
+
 /** What the server reads of a shutdown in progress (ServerOptions.drain). */
 export interface DrainState {
   /** True from the shutdown signal on: /readyz answers 503, so that a balancer sends no more. */
@@ -34,6 +37,11 @@ export interface Drain extends DrainState {
    * request the client had already sent on it). Call before `server.close()`.
    */
   begin(): void;
+  /**
+   * Resolves once the connections the system had already accepted for the server (its listen queue) are the
+   * server's: closing the listening socket resets those, with the requests their clients wrote on them.
+   */
+  acceptQueueTaken(): Promise<void>;
   /** Resolves when the grace is over (never, before `begin`). */
   readonly graceOver: Promise<void>;
   /** Cuts every connection still open and the workers' work in hand; how many connections there were. */
@@ -51,6 +59,8 @@ export const createDrain = (graceMs: number = DEFAULT_GRACE_MS): Drain => {
   /** Bytes each connection had received at the last sweep, while it was idle. */
   const quietSince = new WeakMap<Socket, number>();
   let server: Server | undefined;
+  /** Connections taken from the listen queue so far. */
+  let accepted = 0;
   let startedAt = 0;
   let draining = false;
   let sweeper: NodeJS.Timeout | undefined;
@@ -81,6 +91,7 @@ export const createDrain = (graceMs: number = DEFAULT_GRACE_MS): Drain => {
     watch(watched) {
       server = watched;
       watched.on('connection', (socket: Socket) => {
+        accepted++;
         sockets.add(socket);
         socket.once('close', () => sockets.delete(socket));
       });
@@ -94,6 +105,15 @@ export const createDrain = (graceMs: number = DEFAULT_GRACE_MS): Drain => {
       sweep();
       sweeper = setInterval(sweep, QUIET_MS);
       graceTimer = setTimeout(graceEnded, graceMs);
+    },
+    async acceptQueueTaken() {
+      // libuv accepts every queued connection in the poll phase of a loop turn; a turn that took none means the
+      // queue was empty. Bounded: a client that keeps connecting does not hold the shutdown.
+      for (let turns = 0, quiet = 0; quiet < 2 && turns < MAX_ACCEPT_TURNS; turns++) {
+        const before = accepted;
+        await new Promise<void>((done) => setImmediate(done));
+        quiet = accepted === before ? quiet + 1 : 0;
+      }
     },
     graceOver,
     cut() {

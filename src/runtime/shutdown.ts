@@ -34,7 +34,8 @@ export const shutDown = async (
   const problems: string[] = [];
   let failed = false;
   drain.begin();
-  const closed = Promise.resolve()
+  const closed = drain
+    .acceptQueueTaken()
     .then(() => app.close())
     .then(
       () => 'closed' as const,
