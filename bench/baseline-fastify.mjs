@@ -1,5 +1,5 @@
 // Hand-written reference: Fastify + better-sqlite3 (WAL, synchronous NORMAL, prepared statements), logger off.
-// Same approach as /work/shared/bench/fastify-sqlite.mjs, plus the filtered list route the Ninefold bench uses.
+// The approach of the reference hand-written Fastify + SQLite server the bench was given, plus the filtered list route the Ninefold bench uses.
 //   GET  /items/:id                        one row by primary key
 //   POST /items                            insert, body validated by fastify's JSON schema (ajv)
 //   GET  /items?limit=20&price_gte=X       WHERE price >= ? ORDER BY id LIMIT 20

@@ -3,12 +3,15 @@
 //   js  json-server 0.17.4 (node_modules/json-server), --quiet
 //   nf  Ninefold serving bench/items.yaml with its production defaults, except --log-level warn
 //       (plus one line at --log-level info, the default, to show what request logs cost)
+//   fx-pg, nf-pg  the same on PostgreSQL (PG_URL): bench/baseline-fastify-pg.mjs (Fastify + node-postgres) and
+//       `ninefold serve --db postgres://…?schema=…`, each run on a fresh schema (bench/pg-data.mjs), dropped after
 // Every line runs ROUNDS times, interleaved; each run is a fresh server process on fresh data, pinned to
 // SERVER_CPU, with the load generator (wrk + bench/wrk-ids.lua, else autocannon) pinned to CLIENT_CPU.
 //
 // env (defaults): ROUNDS=3 DURATION=10 WARMUP=2 CONNS=50 PIN=1 SERVER_CPU=0 CLIENT_CPU=1 LOADGEN=wrk|autocannon
 //                 LINES=<comma-separated keys, see LINES below> KEEP_DATA=0 RESULTS=bench/RESULTS.md (''=don't write)
 //                 ORDERS=150000 (orders in cart for the transition lines: each request takes the next fresh one)
+//                 PG_URL=postgres://postgres@127.0.0.1:5432/test (the PostgreSQL lines; left out of the default set when unreachable)
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import {
   copyFileSync,
@@ -24,6 +27,7 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { openPgData } from './pg-data.mjs';
 
 const BENCH = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(BENCH, '..');
@@ -67,7 +71,7 @@ const Database = (await import('better-sqlite3')).default;
 // ------------------------------------------------------------------ data
 const WORK = env.WORKDIR ?? mkdtempSync(join(tmpdir(), 'ninefold-bench.'));
 mkdirSync(join(WORK, 'data'), { recursive: true });
-// The anchors' items (same formula as /work/shared/bench/seed.mjs): ids 1..N for the baselines.
+// The anchors' items (the formula of the reference seed the bench was given): ids 1..N for the baselines.
 const orderCreatedAt = (i) => new Date(Date.UTC(2024, 0, 1) + i * 1000).toISOString();
 const items = [];
 for (let i = 1; i <= N; i++) {
@@ -115,12 +119,16 @@ const plan = buildPlan(checked.spec, checked.dir);
  * (real Ninefold ids); every run gets a fresh copy of it.
  */
 let apiKey = '';
+/** The rows seedNinefold wrote, for the PostgreSQL seed (the same ids). */
+const nfRows = {};
 const seedNinefold = async (path) => {
   const store = new SqliteStore({ path });
   await store.migrate(plan);
   const ulid = monotonicFactory();
   const ids = [];
   const orderIds = [];
+  nfRows.items = [];
+  nfRows.orders = [];
   await store.transaction(async () => {
     for (const it of items) {
       const ts = Date.UTC(2024, 0, 1) + it.id * 60000;
@@ -130,6 +138,7 @@ const seedNinefold = async (path) => {
       row.tags = it.tags;
       await store.insert('Item', row);
       ids.push(row.id);
+      nfRows.items.push(row);
     }
     for (let i = 1; i <= ORDERS; i++) {
       const at = orderCreatedAt(i);
@@ -137,6 +146,7 @@ const seedNinefold = async (path) => {
       row.status = 'cart';
       await store.insert('Order', row);
       orderIds.push(row.id);
+      nfRows.orders.push(row);
     }
   });
   // The key the "API key" line sends (bench/items-auth.yaml reads the same file).
@@ -293,10 +303,93 @@ const ALL_LINES = [
     label: 'fastify+sqlite POST /orders/:id/place|cancel',
   },
 ];
+// The same operations on PostgreSQL, each Ninefold line held to the hand-written Fastify + node-postgres line.
+const FX_PG = [join(BENCH, 'baseline-fastify-pg.mjs')];
+const LIST = { op: 'list', method: 'GET' };
+const pgPair = (op, base, nfPort, nfPath, fxPath, label) => [
+  {
+    key: `nf-pg-${op}`,
+    server: 'nf',
+    store: 'pg',
+    ...base,
+    ...(nfPath ? { path: nfPath } : {}),
+    port: nfPort,
+    args: NF(nfPort, 'warn'),
+    label: `ninefold on PG ${label}`,
+    ref: `fx-pg-${op}`,
+    target: 0.8,
+  },
+  {
+    key: `fx-pg-${op}`,
+    server: 'fx',
+    store: 'pg',
+    ...base,
+    ...(fxPath ? { path: fxPath } : {}),
+    port: nfPort + 1,
+    args: FX_PG,
+    label: `fastify+pg ${label}`,
+    ref: `fx-pg-${op}`,
+  },
+];
+const [nfPgPost, fxPgPost] = pgPair('post', POST, 18208, undefined, undefined, 'POST /items');
+ALL_LINES.push(
+  ...pgPair('get', GET, 18206, undefined, undefined, 'GET /items/{id}'),
+  nfPgPost,
+  {
+    ...nfPgPost,
+    key: 'nf-pg-post-hook',
+    port: 18210,
+    args: NF(18210, 'warn', EVENTS_SPEC),
+    label: 'ninefold on PG POST /items + outbox + 1 webhook',
+    webhook: true,
+  },
+  fxPgPost,
+  ...pgPair('list', LIST, 18211, '/items?limit=20&price[gte]={price}', '/items?limit=20&price_gte={price}', 'list'),
+  ...pgPair('transition', TRANSITION, 18213, undefined, undefined, 'POST /orders/{id}/place|cancel'),
+);
 const wanted = env.LINES ? env.LINES.split(',').map((s) => s.trim()) : ALL_LINES.map((l) => l.key);
 const LINES = ALL_LINES.filter((l) => wanted.includes(l.key));
 const TARGET = { get: 0.8, post: 0.7, list: 0.8, transition: 0.7 };
 const JS_FACTOR = 3;
+
+// ------------------------------------------------------------------ PostgreSQL data (only when a PG line runs)
+const PG_URL = env.PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const plans = new Map([[SPEC, plan]]);
+/** The plan of the spec a Ninefold line serves (its schema is migrated with it before the server starts). */
+const planOf = async (line) => {
+  if (line.server !== 'nf') return undefined;
+  const spec = line.args[2];
+  if (!plans.has(spec)) {
+    const c = await checkFile(spec);
+    if (!c.spec) throw new Error(`${spec} does not check: ${JSON.stringify(c.diagnostics)}`);
+    plans.set(spec, buildPlan(c.spec, c.dir));
+  }
+  return plans.get(spec);
+};
+let pgData;
+if (LINES.some((l) => l.store === 'pg')) {
+  pgData = await openPgData(PG_URL, ROOT).catch((error) => {
+    // Named on purpose, the PostgreSQL lines need their database; in the default set they are left out without it.
+    if (env.LINES) throw error;
+    log(`PostgreSQL not reachable at ${PG_URL} (${error.message}): its lines are left out`);
+    for (let i = LINES.length - 1; i >= 0; i--) if (LINES[i].store === 'pg') LINES.splice(i, 1);
+    return undefined;
+  });
+}
+if (pgData) {
+  log(`seeding PostgreSQL ${pgData.version} (${PG_URL}): seed schemas, copied into a fresh schema for each run`);
+  await pgData.seed({
+    plan,
+    items,
+    orders: Array.from({ length: ORDERS }, (_, i) => ({
+      id: i + 1,
+      note: `order ${i + 1}`,
+      createdAt: orderCreatedAt(i + 1),
+    })),
+    nfItems: nfRows.items,
+    nfOrders: nfRows.orders,
+  });
+}
 
 // ------------------------------------------------------------------ webhook delivery figures (POST + 1 webhook line)
 const receiverStats = async () => (await fetch(`http://127.0.0.1:${RECEIVER_PORT}/stats`)).json();
@@ -457,6 +550,7 @@ const results = []; // {round, key, rps, p99, errs, wal}
 let current;
 const onSignal = async () => {
   if (current) await stopServer(current);
+  await pgData?.close().catch(() => undefined);
   process.exit(130);
 };
 process.once('SIGINT', onSignal);
@@ -466,8 +560,20 @@ for (let round = 1; round <= ROUNDS; round++) {
   for (const line of LINES) {
     const dir = join(WORK, 'run', `${line.key}-${round}`);
     mkdirSync(dir, { recursive: true });
-    let db, ids;
-    if (line.server === 'nf') {
+    let db, ids, pgSchema;
+    if (line.store === 'pg') {
+      ({ url: db, schema: pgSchema } = await pgData.fresh(line.server, `${line.key}_${round}`, await planOf(line)));
+      ids = join(
+        WORK,
+        line.server === 'nf'
+          ? line.orders
+            ? 'data/nf-order-ids.txt'
+            : 'data/nf-ids.txt'
+          : line.orders
+            ? 'data/order-ids-int.txt'
+            : 'data/ids-int.txt',
+      );
+    } else if (line.server === 'nf') {
       db = join(dir, 'items.db');
       copyFileSync(join(WORK, 'data/items.db'), db);
       ids = join(WORK, line.orders ? 'data/nf-order-ids.txt' : 'data/nf-ids.txt');
@@ -505,6 +611,7 @@ for (let round = 1; round <= ROUNDS; round++) {
     }
     await stopServer(current);
     current = undefined;
+    if (pgSchema && env.KEEP_DATA !== '1') await pgData.drop(pgSchema);
     results.push(r);
     const walText = line.op === 'post' && db ? `  wal ${(r.wal / 1048576).toFixed(1)} MiB` : '';
     log(
@@ -523,6 +630,8 @@ for (let round = 1; round <= ROUNDS; round++) {
         rmSync(join(dir, f), { force: true });
   }
 }
+
+if (pgData && env.KEEP_DATA !== '1') await pgData.close();
 
 // ------------------------------------------------------------------ summary
 const med = (a) => {
@@ -544,14 +653,15 @@ for (const line of LINES) {
   const runs = runsOf(line.key);
   const v = runs.map((r) => r.rps);
   const xFx = ratio(line.key, line.ref ?? `fx-${line.op}`);
-  const xJs = ratio(line.key, `js-${line.op}`);
+  const xJs = line.store === 'pg' ? Number.NaN : ratio(line.key, `js-${line.op}`);
   let target = '';
   if (line.server === 'nf' && !line.extra) {
     const wanted = line.target ?? TARGET[line.op];
     const okFx = xFx >= wanted;
-    const refName = line.ref ? 'Ninefold without events' : 'hand-written';
-    // json-server has no state machines: the transition line is held to the hand-written server only.
-    const hasJs = ALL_LINES.some((l) => l.key === `js-${line.op}`);
+    const refName = line.store === 'pg' ? 'hand-written' : line.ref ? 'Ninefold without events' : 'hand-written';
+    // json-server has no state machines (the transition line) and no PostgreSQL: those are held to the
+    // hand-written server only.
+    const hasJs = line.store !== 'pg' && ALL_LINES.some((l) => l.key === `js-${line.op}`);
     const okJs = !hasJs || xJs >= JS_FACTOR;
     const jsText = hasJs ? `; >= ${JS_FACTOR}x json-server: ${okJs ? 'yes' : 'no'}` : '';
     target = `${okFx && okJs ? 'MET' : 'MISSED'} (>= ${wanted * 100}% ${refName}: ${okFx ? 'yes' : 'no'}${jsText})`;
@@ -588,11 +698,12 @@ if (runsOf('nf-post').length) {
     `Ninefold WAL file after each POST run (server still up, before its shutdown checkpoint): ${w.map(mib).join(', ')} (max ${mib(Math.max(...w))}) after ~${posted.map((p) => p.toLocaleString('en')).join(', ')} inserts (measured part of each run): bounded by the autocheckpoint`,
   );
 }
-if (runsOf('nf-post-hook').length) {
-  const hooks = runsOf('nf-post-hook');
+for (const key of ['nf-post-hook', 'nf-pg-post-hook']) {
+  const hooks = runsOf(key);
+  if (!hooks.length) continue;
   const per = (fn) => hooks.map(fn).join(', ');
   walLines.push(
-    `Webhook deliveries (POST + 1 webhook line; receiver on loopback, pinned beside the load generator), per round:`,
+    `Webhook deliveries (${key}: receiver on loopback, pinned beside the load generator), per round:`,
     `  - while creates ran flat out (${DURATION}s): ${per((h) => h.delivered)} delivered (the API keeps the process; deliveries trickle, the rest wait in the outbox); commit-to-receipt p50 ${per((h) => f(h.p50))} ms, p99 ${per((h) => f(h.p99latency))} ms`,
     `  - drain once the load stopped (${DRAIN_S}s of the backlog): ${per((h) => f(h.drainRate))} deliveries/s`,
     `  - steady load, ${PACED_RATE} creates/s for ${PACED_S}s on a fresh endpoint: received ${per((h) => `${h.paced.received}/${h.paced.sent}`)}; commit-to-receipt p50 ${per((h) => f(h.paced.p50))} ms, p99 ${per((h) => f(h.paced.p99))} ms`,
@@ -612,6 +723,11 @@ const machine = [
   `- node ${process.version}; fastify ${pkgVer('fastify')}; better-sqlite3 ${pkgVer('better-sqlite3')} (SQLite ${sqliteVer}); json-server ${jsVersion}`,
   `- load: ${LOADGEN === 'wrk' ? `${wrkVersion} -t1 -c${CONNS} -d${DURATION}s --latency, bench/wrk-ids.lua` : `autocannon ${pkgVer('autocannon')} -c${CONNS} -d${DURATION}`} (+${WARMUP}s warm-up discarded), keep-alive`,
   `- pinning: ${PIN ? `server on cpu ${SERVER_CPU}, load generator on cpu ${CLIENT_CPU} (taskset)` : 'none'}`,
+  ...(pgData
+    ? [
+        `- PostgreSQL ${pgData.version} on 127.0.0.1 (a system service: not pinned, its backends run on either core); node-postgres ${pkgVer('pg')}, pool of 10 in both servers`,
+      ]
+    : []),
 ];
 const header = `Ninefold runs with its production defaults except logging: --log-level warn (the baselines log nothing); "ninefold GET (log-level info)" is the default level, for the cost of request logs.`;
 const summary = [
@@ -624,6 +740,7 @@ const summary = [
   'a transition (place, then cancel, on fresh records) >= 70% of the hand-written compare-and-set route;',
   'GET by id with an API key in a header >= 75% of the hand-written GET (which checks nothing);',
   'POST with events on and one webhook endpoint >= 85% of Ninefold POST without events.',
+  'On PostgreSQL, each Ninefold line (POST with one webhook too) >= 80% of the hand-written Fastify + node-postgres line.',
   'srv CPU% = server process CPU time / wall time while measured (100% = one core): well below 100% means the server',
   `was starved (other load on the host). Host 1-min load average during the runs: median ${f(med(results.map((r) => r.load)), 1)}, max ${f(Math.max(...results.map((r) => r.load)), 1)} (${nproc} cores; this bench itself accounts for ~2).`,
   '',
@@ -639,10 +756,10 @@ if (resultsFile) {
   const METHOD = `# Ninefold throughput bench
 
 \`npm run bench\` (bench/run.mjs) measures Ninefold against two reference anchors on the same machine and the
-same data, 10,000 items (name, price, tags — the table of /work/shared/bench/seed.mjs):
+same data, 10,000 items (item i: name \`item i\`, price (i·137 mod 100000)/100, tags \`t{i mod 10}\`, \`u{i mod 7}\`):
 
 - **hand-written**: bench/baseline-fastify.mjs — Fastify + better-sqlite3, prepared statements, WAL,
-  synchronous=NORMAL, ajv body schema, logger off (the approach of /work/shared/bench/fastify-sqlite.mjs, plus a
+  synchronous=NORMAL, ajv body schema, logger off (the approach of the reference hand-written server the bench was given, plus a
   filtered list \`WHERE price >= ? ORDER BY id LIMIT 20\`).
 - **json-server 0.17.4** (\`--quiet\`): GET /items/:id, POST /items, GET /items?price_gte=X&_limit=20.
 - **Ninefold**: \`ninefold serve bench/items.yaml --log-level warn\` (otherwise production defaults: WAL,

@@ -84,12 +84,12 @@ beforeAll(async () => {
   userId = await createUser(w, 'carol@example.com', 'carol-password', ['customer']);
 });
 afterAll(() => w.s.close({ remove: true }));
-beforeEach(() => {
+beforeEach(async () => {
   writes = false;
-  mark = dbState(w.s);
+  mark = await dbState(w.s);
 });
-afterEach(() => {
-  if (!writes) expect(dbState(w.s)).toEqual(mark);
+afterEach(async () => {
+  if (!writes) expect(await dbState(w.s)).toEqual(mark);
 });
 
 const adminGet = (path: string) => send(url, 'GET', path, { headers: w.asAdmin });
@@ -601,7 +601,7 @@ describe('A18 excessive data exposure: every answer holds only what the caller m
       expect(r.text).not.toContain('scrypt$');
       expect(r.text).not.toContain('password');
     }
-    const stored = rowsOf(w.s, 'user').find((u) => u.id === created.body.id);
+    const stored = (await rowsOf(w.s, 'user')).find((u) => u.id === created.body.id);
     expect(String(stored?.password)).toMatch(/^scrypt\$/);
     expectOk(await send(url, 'GET', '/orders', { headers: basic('dave@example.com', 'dave-new-password') }));
     expectProblem(
@@ -792,7 +792,7 @@ describe('owner, default rules and history (contract)', () => {
     expect(other.body.errors.map((e: { pointer: string }) => e.pointer)).toEqual(['#/customer']);
     const admin = await send(url, 'POST', '/wishes', { headers: w.asAdmin, json: { customer: w.a.id, item: 'x' } });
     expectProblem(admin, 422, 'read_only_field');
-    const before = dbState(w.s);
+    const before = await dbState(w.s);
     expect(before).toEqual(mark);
     allowWrites();
     const mine = await send(url, 'POST', '/wishes', { headers: A, json: { item: 'a kite' } });

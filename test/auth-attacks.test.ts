@@ -37,7 +37,7 @@ import {
   validClaims,
   type World,
 } from './helpers/auth-fixture.ts';
-import { tempDbPath } from './helpers/serve-spec.ts';
+import { ON_POSTGRES, servePlan, tempDbPath } from './helpers/serve-spec.ts';
 
 // RELIABILITY §2.2 A1–A12: authentication attacks over real HTTP against a real SQLite file.
 // Every refusal is problem+json with `status` = the HTTP status and the catalogued code, leaks nothing, and
@@ -72,12 +72,12 @@ beforeAll(async () => {
   noteId = n.body.id;
 });
 afterAll(() => w.s.close({ remove: true }));
-beforeEach(() => {
+beforeEach(async () => {
   writes = false;
-  mark = dbState(w.s);
+  mark = await dbState(w.s);
 });
-afterEach(() => {
-  if (!writes) expect(dbState(w.s)).toEqual(mark);
+afterEach(async () => {
+  if (!writes) expect(await dbState(w.s)).toEqual(mark);
 });
 
 const challenges = (r: Answer) => headerLines(r, 'www-authenticate');
@@ -171,23 +171,23 @@ describe('A2 invalid, revoked, expired, foreign and mangled API keys', () => {
     expectOk(await send(url, 'GET', '/orders', { headers: keyHeader(two.key) }));
     const del = await send(url, 'DELETE', `/_ninefold/keys/${two.record.id}`, { headers: w.asAdmin });
     expect(del.status, del.text).toBe(204);
-    const before = dbState(w.s);
+    const before = await dbState(w.s);
     const r = await send(url, 'POST', '/orders', { headers: keyHeader(two.key), json: { customer: w.a.id } });
     expectProblem(r, 401, 'invalid_credentials');
-    expect(dbState(w.s)).toEqual(before);
+    expect(await dbState(w.s)).toEqual(before);
   });
 
   it('an expired key → 401 invalid_credentials', async () => {
     allowWrites();
     const expired = await issueApiKey(w.s.store, { subject: 'temp-3', roles: ['admin'], expiresInMs: -60_000 });
-    const before = dbState(w.s);
+    const before = await dbState(w.s);
     expectProblem(await send(url, 'GET', '/orders', { headers: keyHeader(expired.key) }), 401, 'invalid_credentials');
     expectProblem(
       await send(url, 'POST', '/orders', { headers: keyHeader(expired.key), json: { customer: w.a.id } }),
       401,
       'invalid_credentials',
     );
-    expect(dbState(w.s)).toEqual(before);
+    expect(await dbState(w.s)).toEqual(before);
   });
 
   it('a key issued by another environment (another database) → 401 invalid_credentials', async () => {
@@ -282,7 +282,7 @@ describe('A2 invalid, revoked, expired, foreign and mangled API keys', () => {
 
   it('the key is stored only as a hash: the key text and its secret are nowhere in the database', async () => {
     const secret = secretOf(w.admin.key, w.admin.id);
-    const all = JSON.stringify(dbState(w.s));
+    const all = JSON.stringify(await dbState(w.s));
     expect(all).not.toContain(w.admin.key);
     expect(all).not.toContain(secret);
   });
@@ -397,10 +397,10 @@ describe('A4 two credentials that disagree', () => {
   it('a valid key + a basic login of another subject → 400 ambiguous_credentials', async () => {
     allowWrites();
     await createUser(w, 'a4@example.com', 'a4-password', ['customer']);
-    const before = dbState(w.s);
+    const before = await dbState(w.s);
     const headers = { ...keyHeader(w.admin.key), ...basic('a4@example.com', 'a4-password') };
     expectProblem(await send(url, 'DELETE', `/orders/${orderOfA}`, { headers }), 400, 'ambiguous_credentials');
-    expect(dbState(w.s)).toEqual(before);
+    expect(await dbState(w.s)).toEqual(before);
   });
 
   it('a key and a token that name the same subject are accepted as that subject', async () => {
@@ -431,11 +431,11 @@ describe('A4 two credentials that disagree', () => {
   it('two X-Api-Key lines (customer, admin) → never the admin: 400 ambiguous_credentials or 401', async () => {
     allowWrites();
     const own = await issueApiKey(w.s.store, { subject: w.a.id, roles: ['customer'] });
-    const before = dbState(w.s);
+    const before = await dbState(w.s);
     const r = await send(url, 'DELETE', `/orders/${orderOfA}`, { headers: { 'x-api-key': [own.key, w.admin.key] } });
     expect([400, 401], r.text).toContain(r.status);
     expectProblem(r, r.status, r.status === 400 ? 'ambiguous_credentials' : 'invalid_credentials');
-    expect(dbState(w.s)).toEqual(before);
+    expect(await dbState(w.s)).toEqual(before);
   });
 
   it('two Authorization lines (Bearer customer, Basic admin) → 400 ambiguous_credentials or 401, never 2xx', async () => {
@@ -449,13 +449,13 @@ describe('A4 two credentials that disagree', () => {
     ]) {
       const order = await send(url, 'POST', '/orders', { headers: bearer(w.a.token), json: { note: 'a4' } });
       expectOk(order, 201);
-      const before = dbState(w.s);
+      const before = await dbState(w.s);
       const first = lines[0]?.split(' ')[0];
       const keys = await send(url, 'GET', '/_ninefold/keys', { headers: { authorization: lines } });
       const del = await send(url, 'DELETE', `/orders/${order.body.id}`, { headers: { authorization: lines } });
       seen.push(`${first} first: GET /_ninefold/keys ${keys.status} ${keys.body?.code ?? ''}`);
       seen.push(`${first} first: DELETE /orders/{id} ${del.status} ${del.body?.code ?? ''}`);
-      if (del.status >= 400) expect(dbState(w.s)).toEqual(before);
+      if (del.status >= 400) expect(await dbState(w.s)).toEqual(before);
     }
     expect(seen.filter((line) => !/ (400 ambiguous_credentials|401 \w+)$/.test(line))).toEqual([]);
   });
@@ -815,7 +815,7 @@ describe('A10 basic auth: the failed-login limiter', () => {
   };
 
   it('15 wrong passwords for one user: 401 ×10, then 429 with Retry-After; then even the right one is 429', async () => {
-    const before = dbState(z.s);
+    const before = await dbState(z.s);
     const statuses: number[] = [];
     for (let i = 0; i < 15; i++) {
       const r = await login('victim1@example.com', `guess-${i}`, '127.0.1.1', 'POST', { customer: z.a.id });
@@ -825,7 +825,7 @@ describe('A10 basic auth: the failed-login limiter', () => {
     }
     expect(statuses).toEqual([...Array(10).fill(401), ...Array(5).fill(429)]);
     expect429(await login('victim1@example.com', 'right-password-1', '127.0.1.1'));
-    expect(dbState(z.s)).toEqual(before);
+    expect(await dbState(z.s)).toEqual(before);
   });
 
   it('an unknown user is limited the same way (no enumeration through the limiter)', async () => {
@@ -846,6 +846,28 @@ describe('A10 basic auth: the failed-login limiter', () => {
     expect429(await login('victim3@example.com', 'right-password-3', '127.0.4.1'));
     expectOk(await login('victim3@example.com', 'right-password-3', '127.0.4.2'));
   });
+
+  // Two servers in one process on one SQLite file would wait on each other's write lock with the event loop blocked:
+  // on SQLite the limiter's sharing is the storage contract's (two stores, one file); here it runs on PostgreSQL.
+  it.runIf(ON_POSTGRES)(
+    'counts across instances: failures spread over two servers on one database block the user on both',
+    async () => {
+      await createUser(z, 'victim4@example.com', 'right-password-4', ['customer']);
+      const other = await servePlan(z.s.plan, { dbPath: z.s.dbPath });
+      try {
+        const on = (base: string, password: string, localAddress: string) =>
+          send(base, 'GET', '/orders', { headers: basic('victim4@example.com', password), localAddress });
+        for (let i = 0; i < 10; i++) {
+          const r = await on(i % 2 ? other.url : z.url, `wrong-${i}`, `127.0.5.${i + 1}`);
+          expectProblem(r, 401, 'invalid_credentials');
+        }
+        expect429(await on(other.url, 'right-password-4', '127.0.5.100'));
+        expect429(await on(z.url, 'right-password-4', '127.0.5.101'));
+      } finally {
+        await other.close();
+      }
+    },
+  );
 
   it('the limiter is for basic logins only: API keys and tokens from a blocked address still work', async () => {
     expectOk(await send(z.url, 'GET', '/orders', { headers: z.asAdmin, localAddress: '127.0.4.1' }));
@@ -950,7 +972,7 @@ describe('A12 a 401 does not stick to the connection', () => {
 // The basic users' passwords are stored as scrypt hashes (checked here because A10 creates users).
 describe('A10 stored passwords', () => {
   it('every stored password is scrypt$…, never the text', async () => {
-    const rows = rowsOf(w.s, 'user');
+    const rows = await rowsOf(w.s, 'user');
     expect(rows.length).toBeGreaterThan(0);
     for (const row of rows) expect(String(row.password)).toMatch(/^scrypt\$/);
     expect(JSON.stringify(rows)).not.toContain('correct horse battery');

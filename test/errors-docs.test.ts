@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { BUILT_IN_ERRORS } from '../src/parts/errors/catalogue.ts';
+import { FIELD_ERROR_CODES } from '../src/parts/errors/field-codes.ts';
 
 const doc = readFileSync(new URL('../docs/errors.md', import.meta.url), 'utf8');
 const documented = new Map(
@@ -16,6 +17,12 @@ describe('docs/errors.md', () => {
 
   it('documents no code that does not exist', () => {
     for (const code of documented.keys()) expect(Object.keys(BUILT_IN_ERRORS)).toContain(code);
+  });
+
+  it('lists every field code of errors[] entries, and no other', () => {
+    const section = doc.slice(doc.indexOf('## Field codes'), doc.indexOf('## Built-in codes'));
+    const listed = [...section.matchAll(/^\| `([a-z_]+)` \|/gm)].map((m) => m[1]);
+    expect(listed.sort()).toEqual(Object.keys(FIELD_ERROR_CODES).sort());
   });
 
   it('gives every code a 4xx or 5xx status', () => {

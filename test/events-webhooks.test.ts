@@ -116,9 +116,17 @@ describe('webhooks', () => {
     await until(() => r.got.length >= 3);
     const ids = new Set(r.got.slice(0, 3).map((g) => g.headers['webhook-id']));
     expect(ids.size).toBe(1);
-    const log = await call(s.url, 'GET', `/webhook-endpoints/${endpoint.id}/deliveries`, { headers: ann });
-    const delivery = log.body.data.find((d: { eventId: string }) => d.eventId === r.got[0]?.headers['webhook-id']);
-    expect(delivery.state).toBe('delivered');
+    // The third answer is recorded once the worker has read it: wait for that, not for a while.
+    let delivery: { state: string; log: Array<{ status: number }> } | undefined;
+    await waitFor(
+      async () => {
+        const log = await call(s.url, 'GET', `/webhook-endpoints/${endpoint.id}/deliveries`, { headers: ann });
+        delivery = log.body.data.find((d: { eventId: string }) => d.eventId === r.got[0]?.headers['webhook-id']);
+        return delivery?.state === 'delivered';
+      },
+      () => `the delivery to be recorded as delivered: ${JSON.stringify(delivery)}`,
+    );
+    if (!delivery) throw new Error('no delivery');
     expect(delivery.log.map((a: { status: number }) => a.status)).toEqual([500, 429, 200]);
     expect(t.status).toBe(201);
   });

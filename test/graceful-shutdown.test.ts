@@ -140,9 +140,9 @@ describe('SIGTERM under load', () => {
     expect(
       sentBeforeSignal.filter((id) => !answeredForReal(answers.get(id))).map((id) => [id, answers.get(id)]),
     ).toEqual([]);
-    // A request sent after the signal may be refused (a new connection) but is never cut off: no connection reset.
-    const cutOff = [...answers].filter(([, a]) => a.status === 0 && a.error !== 'ECONNREFUSED');
-    expect(cutOff).toEqual([]);
+    // A request the client writes after the signal, on a connection the server has found quiet and closes, may meet
+    // the close (the keep-alive race every HTTP client retries on, RFC 9112 §9.3.1): on a loaded machine the client can
+    // stall past the quiet time. What the server owes is above: everything sent before the signal is answered.
     expect(await awaiting(exited, 'the process to exit')).toBe(0);
 
     // Every acknowledged write is there at the next start.
@@ -194,5 +194,32 @@ describe('SIGTERM under load', () => {
     await response.body.dump();
     expect(await awaiting(exited, 'the process to exit')).toBe(0);
     await Promise.all([uploader.close(), probe.close()]);
+  });
+
+  it('a client that keeps sending on its connection is answered, told Connection: close after half the grace; exit 0', async () => {
+    const server = await startCliServer(spec, ['--db', join(dir, 'keep-alive.db'), '--grace', '2']);
+    servers.push(server);
+    const client = new Client(server.url);
+    const get = async () => {
+      const r = await client.request({ method: 'GET', path: '/notes?limit=1' });
+      await r.body.dump();
+      return { status: r.statusCode, connection: r.headers.connection };
+    };
+    expect((await get()).status).toBe(200);
+    const exited = exitOf(server);
+    server.child.kill('SIGTERM');
+    const answers: Array<{ status: number; connection?: string | string[] }> = [];
+    // One request after the other on the one connection, until the server says it closes it.
+    await waitFor(
+      async () => {
+        answers.push(await get());
+        return answers.at(-1)?.connection === 'close';
+      },
+      () => `Connection: close (${answers.length} answers so far)`,
+    );
+    await client.close();
+    expect(answers.every((a) => a.status === 200)).toBe(true);
+    expect(answers.length).toBeGreaterThan(5);
+    expect(await awaiting(exited, 'the process to exit')).toBe(0);
   });
 });

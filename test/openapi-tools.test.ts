@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,7 +8,9 @@ import spectralParsers from '@stoplight/spectral-parsers';
 import { oas } from '@stoplight/spectral-rulesets';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { buildAsyncApi } from '../src/emit/asyncapi.ts';
 import { buildOpenApi } from '../src/emit/openapi.ts';
 import { buildPlan } from '../src/plan/build-plan.ts';
 import { createServer } from '../src/runtime/server.ts';
@@ -151,7 +153,6 @@ describe('what the document promises of the caller', () => {
       'Loan.created',
       'Loan.deleted',
     ]);
-    const { buildAsyncApi } = await import('../src/emit/asyncapi.ts');
     expect(Object.keys(buildAsyncApi(plan).channels as Json)).not.toContain('Loan.updated');
   });
 
@@ -165,5 +166,64 @@ describe('what the document promises of the caller', () => {
     const id = parameters.find((p) => p.name === 'id') as { schema: Json };
     expect(id.schema.pattern).toBeUndefined();
     expect(doc.paths['/healthz']?.get?.security).toEqual([]);
+  });
+});
+
+/** The extension members the code puts on a problem: the object literal keys of each ApiError's 4th argument. */
+const extensionMembersInCode = (): Map<string, string> => {
+  const found = new Map<string, string>();
+  const visit = (file: string, node: ts.Node) => {
+    if (ts.isNewExpression(node) && node.expression.getText() === 'ApiError') {
+      const extensions = node.arguments?.[3];
+      if (extensions && ts.isObjectLiteralExpression(extensions))
+        for (const p of extensions.properties) if (p.name) found.set(p.name.getText(), file);
+    }
+    ts.forEachChild(node, (child) => visit(file, child));
+  };
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (path.endsWith('.ts') && !path.endsWith('.test.ts')) {
+        const source = ts.createSourceFile(path, readFileSync(path, 'utf8'), ts.ScriptTarget.Latest, true);
+        visit(path, source);
+      }
+    }
+  };
+  walk('src');
+  return found;
+};
+
+describe('the Problem schema', () => {
+  it('lists every extension member the server sends, so a typed client can read it', async () => {
+    const doc = buildOpenApi(await planOf('examples/orders/service.yaml')) as {
+      components: { schemas: Record<string, Json> };
+    };
+    const documented = Object.keys(doc.components.schemas.Problem?.properties as Json);
+    const sent = extensionMembersInCode();
+    expect(sent.size).toBeGreaterThan(4);
+    for (const [member, file] of sent) expect(documented, `${member} (sent in ${file})`).toContain(member);
+    expect(documented).toEqual(expect.arrayContaining(['currentEtag', 'currentState', 'allowedTransitions', 'errors']));
+  });
+});
+
+describe('the AsyncAPI stream server', () => {
+  it('declares the security the stream asks for, and none when it is public', async () => {
+    const orders = buildAsyncApi(await planOf('examples/orders/service.yaml')) as {
+      servers: { stream: Json };
+      components: { securitySchemes?: Record<string, Json> };
+    };
+    expect(orders.servers.stream.security).toEqual([
+      { $ref: '#/components/securitySchemes/key' },
+      { $ref: '#/components/securitySchemes/token' },
+    ]);
+    expect(orders.components.securitySchemes?.key).toEqual(
+      expect.objectContaining({ type: 'httpApiKey', in: 'header' }),
+    );
+    const open = await planOf(FIXTURE);
+    const fixture = buildAsyncApi({ ...open, auth: { ...open.auth, schemes: new Map() } }) as {
+      servers: { stream: Json };
+    };
+    expect(fixture.servers.stream.security).toBeUndefined();
   });
 });

@@ -1,4 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
@@ -50,5 +52,35 @@ describe('specs written in TypeScript', () => {
     expect(diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
     expect(spec?.service?.name).toBe('orders-ts');
     expect(Object.keys(spec?.resources ?? {})).toEqual(['Product', 'Order']);
+  });
+
+  it('its check diagnostics point at the line and column of the key', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ninefold-ts-spec-'));
+    try {
+      writeFileSync(join(dir, 'package.json'), '{ "type": "module" }');
+      const lines = [
+        '// A spec with two mistakes the type checker cannot see.',
+        'export default {',
+        '  ninefold: 1,',
+        "  service: { name: 'notes' },",
+        '  resources: {',
+        '    Note: {',
+        '      fields: {',
+        "        title: { type: 'string' },",
+        "        'owner': { type: 'ref', to: 'Usr' },",
+        '      },',
+        '    },',
+        '  },',
+        "  endpoints: { Note: { operations: ['list', 'gett'] } },",
+        '};',
+      ];
+      writeFileSync(join(dir, 'service.ts'), lines.join('\n'));
+      const { diagnostics } = await checkFile(join(dir, 'service.ts'));
+      const at = (code: string) => diagnostics.find((d) => d.code === code);
+      expect(at('unknown-resource')).toMatchObject({ line: 9, col: (lines[8] ?? '').indexOf('to:') + 1 });
+      expect(at('invalid-value')).toMatchObject({ line: 13, col: (lines[12] ?? '').indexOf('operations') + 1 });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -78,7 +78,13 @@ const optionDetails = (spec: OptionSpec): string => {
 export const helpText = (command: Command<OptionSpecs>): string => {
   const rows = Object.entries(command.options).map(([name, spec]) => [optionLabel(name, spec), spec] as const);
   const width = Math.max(...rows.map(([label]) => label.length));
-  const options = rows.map(([label, spec]) => `  ${label.padEnd(width)}  ${spec.description}${optionDetails(spec)}`);
+  // A row longer than a terminal's 100 columns puts its details (choices, default, env) on a line of their own.
+  const options = rows.map(([label, spec]) => {
+    const row = `  ${label.padEnd(width)}  ${spec.description}`;
+    const details = optionDetails(spec);
+    if (!details || row.length + details.length <= 100) return `${row}${details}`;
+    return `${row}\n${' '.repeat(width + 4)}${details.trim()}`;
+  });
   return [
     `Usage: ${usageLine(command)}`,
     '',

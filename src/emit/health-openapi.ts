@@ -55,7 +55,7 @@ export const healthApi = (plan: Plan): BuiltInApi => {
         kind,
         operation: {
           operationId: 'getReadiness',
-          summary: 'Readiness: the database answers',
+          summary: 'Readiness: the database answers and the instance is not shutting down',
           tags,
           responses: {
             '200': success('Ready (or degraded).', ref('schemas', 'Readiness'), {
@@ -63,7 +63,8 @@ export const healthApi = (plan: Plan): BuiltInApi => {
               storage: { backend: 'sqlite', journal: 'wal', synchronous: 'full' },
               workers: {},
             }),
-            ...errorResponses(plan.errors, ALWAYS),
+            // 503 shutting_down from a shutdown signal on, so that a balancer stops sending requests here.
+            ...errorResponses(plan.errors, [...ALWAYS, 'shutting_down']),
           },
         },
       },

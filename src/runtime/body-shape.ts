@@ -77,7 +77,7 @@ const compileWalk = (schema: JsonSchema): Walk | undefined => {
       if (!Array.isArray(value)) return;
       report.values += value.length;
       if (value.length > max) {
-        const error = () => ({
+        const error = (): FieldError => ({
           pointer: `#${path}`,
           code: 'invalid_count',
           message: `must NOT have more than ${max} items`,

@@ -34,6 +34,10 @@ const pageHeaders = (scriptSources: readonly string[]) => ({
   ].join('; '),
 });
 
+/** Gives every <script> of a page the nonce its CSP allows (the plugin's page leaves them without one). */
+const withNonce = (html: string, nonce: string) =>
+  html.replace(/<script(?![^>]*\snonce=)(?=[\s>])/g, `<script nonce="${nonce}"`);
+
 /** The documents, each rendered when first asked for: the emitters and the Mermaid bundle load only then. */
 const openapiText = async (plan: Plan): Promise<PageText> => {
   const { buildOpenApi } = await import('../emit/openapi.ts');
@@ -109,7 +113,10 @@ export const docsPart: ServerPart = {
     };
     const redirect = async (): Promise<HandlerOutput> => ({ status: 301, headers: { location: '/docs/' } });
     page('/docs', 'docs.reference', 'docs', redirect);
-    const reference = async () => ({ text: (await assets()).page, headers: pageHeaders([`'nonce-${nonce}'`]) });
+    const reference = async () => ({
+      text: withNonce((await assets()).page, nonce),
+      headers: pageHeaders([`'nonce-${nonce}'`]),
+    });
     page('/docs/', 'docs.reference', 'docs', cachedPage(reference));
     const script = async () => ({ text: (await assets()).script, headers: { 'content-type': SCRIPT_TYPE } });
     page('/docs/js/scalar.js', 'docs.reference', 'docs', cachedPage(script));

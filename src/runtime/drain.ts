@@ -10,6 +10,9 @@ export const DEFAULT_GRACE_MS = 10_000;
  */
 const QUIET_MS = 250;
 
+/** At most this many event-loop turns are spent taking queued connections before the listening socket closes. */
+const MAX_ACCEPT_TURNS = 100;
+
 /** What the server reads of a shutdown in progress (ServerOptions.drain). */
 export interface DrainState {
   /** True from the shutdown signal on: /readyz answers 503, so that a balancer sends no more. */
@@ -20,6 +23,8 @@ export interface DrainState {
    * `Connection: close` would drop them. After that, answers say `Connection: close`.
    */
   keepsConnection(): boolean;
+  /** Runs `fn` if the grace runs out (a worker cuts the work in hand). */
+  onCut(fn: () => void): void;
 }
 
 /** A shutdown's hold on the server's connections. */
@@ -32,9 +37,14 @@ export interface Drain extends DrainState {
    * request the client had already sent on it). Call before `server.close()`.
    */
   begin(): void;
+  /**
+   * Resolves once the connections the system had already accepted for the server (its listen queue) are the
+   * server's: closing the listening socket resets those, with the requests their clients wrote on them.
+   */
+  acceptQueueTaken(): Promise<void>;
   /** Resolves when the grace is over (never, before `begin`). */
   readonly graceOver: Promise<void>;
-  /** Cuts every connection still open; how many there were. */
+  /** Cuts every connection still open and the workers' work in hand; how many connections there were. */
   cut(): number;
   /** Stops the drain's timers once the server has closed. */
   end(): void;
@@ -45,9 +55,12 @@ const answering = (socket: Socket) => (socket as Socket & { _httpMessage?: unkno
 
 export const createDrain = (graceMs: number = DEFAULT_GRACE_MS): Drain => {
   const sockets = new Set<Socket>();
+  const cutters: Array<() => void> = [];
   /** Bytes each connection had received at the last sweep, while it was idle. */
   const quietSince = new WeakMap<Socket, number>();
   let server: Server | undefined;
+  /** Connections taken from the listen queue so far. */
+  let accepted = 0;
   let startedAt = 0;
   let draining = false;
   let sweeper: NodeJS.Timeout | undefined;
@@ -74,9 +87,11 @@ export const createDrain = (graceMs: number = DEFAULT_GRACE_MS): Drain => {
       return draining;
     },
     keepsConnection: () => !draining || Date.now() - startedAt < graceMs / 2,
+    onCut: (fn) => void cutters.push(fn),
     watch(watched) {
       server = watched;
       watched.on('connection', (socket: Socket) => {
+        accepted++;
         sockets.add(socket);
         socket.once('close', () => sockets.delete(socket));
       });
@@ -91,10 +106,20 @@ export const createDrain = (graceMs: number = DEFAULT_GRACE_MS): Drain => {
       sweeper = setInterval(sweep, QUIET_MS);
       graceTimer = setTimeout(graceEnded, graceMs);
     },
+    async acceptQueueTaken() {
+      // libuv accepts every queued connection in the poll phase of a loop turn; a turn that took none means the
+      // queue was empty. Bounded: a client that keeps connecting does not hold the shutdown.
+      for (let turns = 0, quiet = 0; quiet < 2 && turns < MAX_ACCEPT_TURNS; turns++) {
+        const before = accepted;
+        await new Promise<void>((done) => setImmediate(done));
+        quiet = accepted === before ? quiet + 1 : 0;
+      }
+    },
     graceOver,
     cut() {
       const open = sockets.size;
       for (const socket of sockets) socket.destroy();
+      for (const fn of cutters) fn();
       return open;
     },
     end() {

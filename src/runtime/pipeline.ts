@@ -236,6 +236,7 @@ export const createPipeline = (
       app.addHook('onReady', async () => {
         running = await startWorker(parts.registry.healthOf(name));
       });
+      options.drain?.onCut(() => running?.cut?.());
       app.addHook('onClose', async () => {
         await running?.stop();
         parts.registry.stopped(name);

@@ -10,14 +10,17 @@ export interface ShutdownOutcome {
   readonly cut: boolean;
 }
 
+/** How long the workers get to record what was cut, once the grace has run out. */
+const AFTER_CUT_MS = 1_000;
+
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /**
  * The graceful shutdown: readiness fails and no new connection is accepted; every request already received is
  * answered, and each connection closes once it is quiet (drain.ts); open streams are ended; then the workers stop
  * (the webhook worker finishes the deliveries in flight) and the store closes. What is still running when the
- * grace is over is cut: a delivery cut is made again after the restart (with the same webhook-id), and no answer
- * was sent for a request cut, so nothing acknowledged is lost.
+ * grace is over is cut: a delivery cut is recorded as a failed attempt and retried (with the same webhook-id), and
+ * no answer was sent for a request cut, so nothing acknowledged is lost.
  *
  * Exit 0 when everything acknowledged is on disk, even if the store could not tidy up (a WAL not checkpointed, applied
  * at the next start, on a full disk); 1 when it may not be (the database file was deleted or replaced while serving)
@@ -31,7 +34,8 @@ export const shutDown = async (
   const problems: string[] = [];
   let failed = false;
   drain.begin();
-  const closed = Promise.resolve()
+  const closed = drain
+    .acceptQueueTaken()
     .then(() => app.close())
     .then(
       () => 'closed' as const,
@@ -46,8 +50,12 @@ export const shutDown = async (
   if (cut) {
     const connections = drain.cut();
     problems.push(
-      `the grace ran out: ${connections} connection(s) cut unanswered; deliveries in flight are made again at the next start`,
+      `the grace ran out: ${connections} connection(s) cut unanswered, deliveries in flight cut (they are retried)`,
     );
+    // The workers record what they cut and release their leases, so that another instance takes over at once.
+    let waited: NodeJS.Timeout | undefined;
+    await Promise.race([closed, new Promise((done) => (waited = setTimeout(done, AFTER_CUT_MS)))]);
+    clearTimeout(waited);
   }
   try {
     const report = await store.close();

@@ -1,6 +1,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { ApiError, type FieldError } from '../parts/errors/api-error.ts';
+import type { FieldErrorCode } from '../parts/errors/field-codes.ts';
 import { decimalRangeKeyword, type JsonSchema } from '../parts/resources/json-schema.ts';
 import { compileShapeCheck, escapePointer, unknownKeyError } from './body-shape.ts';
 
@@ -37,7 +38,7 @@ const firstErrorTwin = (ajv: Ajv): Ajv => {
   return twin;
 };
 
-const CODES: Record<string, string> = {
+const CODES: Readonly<Record<string, FieldErrorCode>> = {
   required: 'required',
   type: 'invalid_type',
   enum: 'invalid_enum',

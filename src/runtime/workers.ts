@@ -10,6 +10,8 @@ export interface WorkerHealth {
 export interface RunningWorker {
   /** Stops taking new work and waits for what is in hand. */
   stop(): Promise<void>;
+  /** The grace of a shutdown ran out: cuts the work in hand, so that a pending `stop` ends at once. */
+  cut?(): void;
 }
 
 export interface WorkerReport {

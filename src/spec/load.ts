@@ -103,7 +103,9 @@ const loadModule = async (
     const raw = pickSpec(mod);
     if (raw === undefined)
       return fail('module-load-failed', 'the module exports no spec (export default defineService({...}))');
-    return { raw, source: new SourceMap(file), diagnostics: [], dir };
+    const text = await readFile(absolute, 'utf8').catch(() => undefined);
+    const source = text === undefined ? new SourceMap(file) : SourceMap.fromModuleText(file, text);
+    return { raw, source, diagnostics: [], dir };
   } catch (error) {
     const message = error instanceof Error ? firstLine(error.message) : 'unknown error';
     return fail('module-load-failed', `the module failed to load: ${message}`);

@@ -1,4 +1,4 @@
-import { isMap, isPair, isScalar, isSeq, type LineCounter, type Node, type Pair, type Scalar } from 'yaml';
+import { isMap, isPair, isScalar, isSeq, LineCounter, type Node, type Pair, type Scalar } from 'yaml';
 
 export type PathSegment = string | number;
 export interface Position {
@@ -24,6 +24,8 @@ export class SourceMap {
   readonly #keys = new Map<string, number>();
   readonly #values = new Map<string, number>();
   readonly #strings = new Map<string, StringValue>();
+  /** A TypeScript or JavaScript spec: no syntax tree here, so keys are found by searching the text (see locate). */
+  #moduleText = false;
   constructor(
     readonly file: string,
     private readonly lines?: LineCounter,
@@ -55,6 +57,39 @@ export class SourceMap {
     return map;
   }
 
+  /**
+   * The map of a spec written as a module (`defineService({...})`). Without parsing TypeScript, each key of a
+   * pointer is searched in the text as `key:` (bare or quoted) after the key before it: right for the object
+   * literals specs are written as, and an ancestor's position when a key is computed or spread in.
+   */
+  static fromModuleText(file: string, text: string): SourceMap {
+    const lines = new LineCounter();
+    lines.addNewLine(0);
+    for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) lines.addNewLine(i + 1);
+    const map = new SourceMap(file, lines, text);
+    map.#moduleText = true;
+    return map;
+  }
+
+  /** The offset of the deepest key of `pointer` found in a module's text, after `defineService(` when it is there. */
+  #searchKeys(pointer: string): number | undefined {
+    const text = this.text ?? '';
+    let from = Math.max(0, text.indexOf('defineService('));
+    let found: number | undefined;
+    for (const raw of pointer.split('/').slice(1)) {
+      const key = raw.replaceAll('~1', '/').replaceAll('~0', '~');
+      if (/^\d+$/.test(key)) continue; // an array index: the item is not named in the text
+      const escaped = key.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      const match = new RegExp(`(?<![\\w$])(['"\`]?)${escaped}\\1\\s*:`, 'g');
+      match.lastIndex = from;
+      const hit = match.exec(text);
+      if (!hit) break;
+      found = hit.index;
+      from = hit.index + hit[0].length;
+    }
+    return found;
+  }
+
   positionOfOffset(offset: number): Position | undefined {
     if (!this.lines) return undefined;
     const { line, col } = this.lines.linePos(offset);
@@ -67,6 +102,10 @@ export class SourceMap {
     if (typeof at === 'object') {
       const inside = this.#offsetInside(pointer, at.offset);
       return inside === undefined ? this.locate(pointer, 'value') : this.positionOfOffset(inside);
+    }
+    if (this.#moduleText) {
+      const offset = this.#searchKeys(pointer);
+      return offset === undefined ? { line: 1, col: 1 } : this.positionOfOffset(offset);
     }
     let p = pointer;
     for (;;) {

@@ -16,6 +16,8 @@ export type {
   AttemptRecord,
   CloseReport,
   Condition,
+  CounterStore,
+  CounterWindow,
   Delivery,
   DeliveryAttempt,
   EventLog,

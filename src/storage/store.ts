@@ -174,6 +174,25 @@ export interface ApiKeyStore {
   generation(): number;
 }
 
+/** A fixed window of a counter: how many hits it holds and when it ends (ms since the epoch). */
+export interface CounterWindow {
+  readonly count: number;
+  readonly resetAt: number;
+}
+
+/**
+ * Counters in fixed windows, kept in the database so that every process and instance counts together (the failed-login
+ * limiter: N instances must not give an attacker N times the attempts).
+ */
+export interface CounterStore {
+  /** Adds one to `key` in its running window, or starts a new window of `windowMs` at `now`; the window after. */
+  hit(key: string, now: Date, windowMs: number): Promise<CounterWindow>;
+  /** The running window of `key` at `now`, or undefined when none runs. */
+  peek(key: string, now: Date): Promise<CounterWindow | undefined>;
+  /** Deletes at most `limit` windows that ended before `now`; how many went. */
+  purgeBefore(now: Date, limit: number): Promise<number>;
+}
+
 /** What a store tells its readers about: new events, changed API keys, changed webhook endpoints. */
 export type StoreChannel = 'events' | 'keys' | 'endpoints';
 
@@ -348,6 +367,7 @@ export interface Store {
   readonly apiKeys: ApiKeyStore;
   readonly events: EventLog;
   readonly webhooks: WebhookStore;
+  readonly counters: CounterStore;
   readonly signals: StoreSignals;
   /** Resolves when the database answers and can take writes as far as the store can tell; else StoreError. */
   ping(): Promise<void>;

@@ -1,5 +1,6 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { resolve } from 'node:path';
+import { promisify } from 'node:util';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
@@ -50,3 +51,18 @@ export const startCliServer = (
     });
     child.once('exit', (code) => fail(new Error(`ninefold serve exited (${code}) before serving:\n${out}`)));
   });
+
+/** Makes an API key with `ninefold keys create` on the database `db`: the key and its id. */
+export const createKeyWithCli = async (spec: string, db: string, role: string) => {
+  const { stdout } = await promisify(execFile)(process.execPath, [
+    resolve(ROOT, 'bin/ninefold.js'),
+    'keys',
+    'create',
+    spec,
+    '--role',
+    role,
+    '--db',
+    db,
+  ]);
+  return { key: stdout.trim().split('\n').at(-1) as string, id: /key_[0-9a-f]+/.exec(stdout)?.[0] as string };
+};

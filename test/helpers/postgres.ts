@@ -6,9 +6,12 @@ export const PG_URL = process.env.NINEFOLD_TEST_PG ?? 'postgres://postgres@127.0
 
 const made = new Set<string>();
 
+/** Names every schema of one test run (test/global-setup.ts drops what the run's tests left behind). */
+export const RUN_PREFIX = `nf_t_${process.env.NF_TEST_RUN ?? 'x'}_`;
+
 /** A URL naming a schema of its own (created by the store on first use), dropped by dropSchemas. */
 export const freshPgUrl = (): string => {
-  const schema = `nf_t_${randomBytes(6).toString('hex')}`;
+  const schema = `${RUN_PREFIX}${randomBytes(5).toString('hex')}`;
   made.add(schema);
   return `${PG_URL}?schema=${schema}`;
 };
@@ -28,6 +31,12 @@ export const pgExec = async (sql: string, params: unknown[] = []): Promise<pg.Qu
 
 /** Drops a schema and everything in it, as an operator (or a fault) would under a running store. */
 export const dropSchema = (url: string) => pgExec(`DROP SCHEMA IF EXISTS "${schemaOf(url)}" CASCADE`);
+
+/** Drops every schema of this test run whose name starts with `prefix` (the run's leftovers). */
+export const dropRunSchemas = async (prefix: string) => {
+  const { rows } = await pgExec('SELECT nspname FROM pg_namespace WHERE starts_with(nspname, $1)', [prefix]);
+  for (const { nspname } of rows) await pgExec(`DROP SCHEMA IF EXISTS "${nspname}" CASCADE`);
+};
 
 /** Drops every schema freshPgUrl named in this test file. */
 export const dropSchemas = async () => {

@@ -118,6 +118,12 @@ export const workerContract = (name: string, backend: Backend) => {
       });
       await one.webhooks.deleteEndpoint(e.id);
       expect(await two.webhooks.getEndpoint(e.id)).toBeUndefined();
+      // The runtime owns callbacks as "\0callbacks", a subject no caller can have: stored and found as it is.
+      const odd = endpoint({ ownerSubject: '\u0000callbacks\\0' });
+      await one.webhooks.createEndpoint(odd);
+      expect(await two.webhooks.getEndpoint(odd.id)).toEqual(odd);
+      expect(await two.webhooks.listEndpoints(odd.ownerSubject)).toEqual([odd]);
+      expect(await two.webhooks.listEndpoints('\u0000callbacks')).toEqual([]);
     });
 
     it('leases live endpoints to one owner until the lease runs out; cursors move forward for the holder only', async () => {
@@ -191,6 +197,24 @@ export const workerContract = (name: string, backend: Backend) => {
       // Deleting the endpoint gives up its pending deliveries.
       await one.webhooks.deleteEndpoint(e.id);
       expect((await one.webhooks.getDelivery(other))?.state).toBe('failed');
+    });
+
+    it('counts hits in fixed windows, together across instances', async () => {
+      const hits = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => (i % 2 ? one : two).counters.hit('login:x', at(1_000), 60_000)),
+      );
+      expect(hits.map((h) => h.count).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+      expect(await one.counters.peek('login:x', at(30_000))).toEqual({ count: 10, resetAt: at(61_000).getTime() });
+      expect(await two.counters.peek('login:y', at(30_000))).toBeUndefined();
+      // The window ended: nothing runs, and the next hit starts a new one.
+      expect(await two.counters.peek('login:x', at(61_000))).toBeUndefined();
+      expect(await two.counters.hit('login:x', at(70_000), 60_000)).toEqual({
+        count: 1,
+        resetAt: at(130_000).getTime(),
+      });
+      await one.counters.hit('login:z', at(0), 1_000);
+      expect(await one.counters.purgeBefore(at(120_000), 10)).toBe(1);
+      expect(await one.counters.peek('login:x', at(80_000))).toEqual({ count: 1, resetAt: at(130_000).getTime() });
     });
 
     it('due retries claimed by two instances at once go to one of them each', async () => {

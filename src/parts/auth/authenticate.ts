@@ -105,7 +105,7 @@ const compileScheme = (
 
 /** Compiles the schemes once; `authenticate` then answers who is calling a route, or throws the catalogued 4xx. */
 export const createAuthenticator = (plan: Plan, store: Store, now: () => Date, warn: (message: string) => void) => {
-  const limiter = new FailureLimiter();
+  const limiter = new FailureLimiter(store.counters);
   const schemes = new Map<string, CompiledScheme>();
   for (const [name, spec] of plan.auth.schemes)
     schemes.set(name, compileScheme(warn, plan, store, now, limiter, name, spec));

@@ -1,7 +1,7 @@
 import type { RuntimeContext } from '../../runtime/context.ts';
 import type { RouteSpec } from '../../runtime/route-spec.ts';
 import { parseDuration } from '../../spec/units.ts';
-import { ApiError } from '../errors/api-error.ts';
+import { ApiError, type FieldError } from '../errors/api-error.ts';
 import { issueApiKey } from './keys.ts';
 
 const JSON_TYPE = { 'content-type': 'application/json; charset=utf-8' };
@@ -24,7 +24,7 @@ const shown = (k: {
 
 /** The fields of POST /_ninefold/keys, each problem with its pointer. */
 const keyProblems = (body: Record<string, unknown>, declaredRoles: readonly string[]) => {
-  const problems = [];
+  const problems: FieldError[] = [];
   const roles = body.roles;
   if (
     !Array.isArray(roles) ||

@@ -43,7 +43,10 @@ export const basicAuthenticator =
     const username = decoded.slice(0, colon);
     const password = decoded.slice(colon + 1);
     const now = Date.now();
-    const wait = Math.max(limiter.blockedFor(`u:${username}`, now), limiter.blockedFor(`ip:${client}`, now));
+    const wait = Math.max(
+      await limiter.blockedFor(`u:${username}`, now),
+      await limiter.blockedFor(`ip:${client}`, now),
+    );
     if (wait > 0) {
       throw new ApiError('too_many_requests', 'Too many failed logins; try again later.', undefined, undefined, {
         'retry-after': String(wait),
@@ -58,8 +61,8 @@ export const basicAuthenticator =
     const user = found.rows[0];
     const stored = user?.[users.passwordField];
     if (!(await verifyPassword(password, typeof stored === 'string' ? stored : undefined)) || !user) {
-      limiter.fail(`u:${username}`, now);
-      limiter.fail(`ip:${client}`, now);
+      await limiter.fail(`u:${username}`, now);
+      await limiter.fail(`ip:${client}`, now);
       throw bad();
     }
     const raw = users.rolesField ? user[users.rolesField] : undefined;

@@ -1,9 +1,11 @@
 import type { BuiltInErrorCode } from './catalogue.ts';
+import type { FieldErrorCode } from './field-codes.ts';
 
 export interface FieldError {
   /** JSON Pointer as a URI fragment: #/lines/0/qty */
   readonly pointer: string;
-  readonly code: string;
+  /** One of FIELD_ERROR_CODES (field-codes.ts), each listed in docs/errors.md. */
+  readonly code: FieldErrorCode;
   readonly message: string;
 }
 

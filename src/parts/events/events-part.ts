@@ -46,6 +46,7 @@ export const eventsPart: ServerPart = {
           for (const off of unsubscribe) off();
           await running.stop();
         },
+        cut: running.cut,
       };
     });
   },

@@ -389,6 +389,10 @@ export const startWebhookWorker = (ctx: RuntimeContext, options: WorkerOptions =
       clearTimeout(timer);
       timer = setTimeout(() => void poll(), 0);
     },
+    /** Ends the attempts in flight (their connections destroyed): each is recorded as failed, and retried later. */
+    cut() {
+      poster.close();
+    },
     async stop() {
       stopped = true;
       pace.stop();

@@ -2,7 +2,7 @@ import type { Plan, ResourcePlan } from '../../plan/types.ts';
 import { headerParams, type PathItem, pathParameters } from '../endpoints/openapi.ts';
 import { errorResponses, transitionErrors } from '../errors/openapi.ts';
 import { type OpenApiObject, pascalCase, ref, success } from '../openapi-model.ts';
-import { exampleRecord } from '../resources/example.ts';
+import { exampleObject, exampleRecord } from '../resources/example.ts';
 import { objectSchema } from '../resources/json-schema.ts';
 import { withArticle } from '../resources/naming.ts';
 import { resourceSchemaNames } from '../resources/openapi.ts';
@@ -45,7 +45,6 @@ export const statePaths = (plan: Plan, resource: ResourcePlan): Record<string, P
       t.description,
       `From ${t.from.join(' or ')} to ${t.to}.`,
       t.when ? `Guard: \`${t.when}\`.` : '',
-      t.roles.length ? `Roles: ${t.roles.join(', ')}.` : '',
       t.after ? `Also taken by the service ${t.after} after the record entered ${t.from.join(' or ')}.` : '',
     ]
       .filter(Boolean)
@@ -57,7 +56,13 @@ export const statePaths = (plan: Plan, resource: ResourcePlan): Record<string, P
         description,
         tags: [resource.name],
         parameters: [...params, ...headerParams('IfMatch', 'IdempotencyKey', 'RequestId')],
-        ...(t.input ? { requestBody: { required: true, content: { 'application/json': { schema: input } } } } : {}),
+        // The input travels as an optional JSON body (required when a field of it is): `{}` when there is none.
+        requestBody: {
+          required: Array.isArray(input.required) && input.required.length > 0,
+          content: {
+            'application/json': { schema: input, example: exampleObject(t.input ?? {}, 'input', plan.resourcesByName) },
+          },
+        },
         responses: {
           '200': success(`The ${resource.name}, now ${t.to}.`, record, { ...example, [machine.field]: t.to }, [
             'ETag',

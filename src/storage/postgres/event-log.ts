@@ -22,6 +22,7 @@ const toEvent = (r: EventRow): StoredEvent => ({
 });
 
 const SEQUENCE = 'SELECT _ninefold_sequence_events()';
+const ignore = () => undefined;
 const COLUMNS = 'seq, type, time, resource, record_id, data';
 
 /**
@@ -36,6 +37,30 @@ export const postgresEventLog = (db: PgPool): EventLog & { sequence(): Promise<v
   const sequence = async () => {
     await db.rows(SEQUENCE);
   };
+  // Committed writers that ask while a run is under way share the next run, which starts once that one ends and so
+  // after their commit: under load one run (a write transaction of its own, with its commit) numbers the events of
+  // many requests, instead of one run per request queued on the sequencer's lock. Only callers holding a client of
+  // their own share (a run waiting for a pool client while its sharers hold every client would never start).
+  let running: Promise<void> | undefined;
+  let next: Promise<void> | undefined;
+  const run = (): Promise<void> => {
+    const started = sequence();
+    running = started;
+    const done = () => {
+      if (running === started) running = undefined;
+    };
+    started.then(done, done);
+    return started;
+  };
+  const sequenceAfterCommit = (): Promise<void> => {
+    if (db.inTransaction || !db.holdsClient) return sequence();
+    if (!running) return run();
+    next ??= running.then(ignore, ignore).then(() => {
+      next = undefined;
+      return run();
+    });
+    return next;
+  };
   return {
     sequence,
     async append(e: NewEvent) {
@@ -43,7 +68,7 @@ export const postgresEventLog = (db: PgPool): EventLog & { sequence(): Promise<v
         'INSERT INTO _ninefold_events (type, time, resource, record_id, data) VALUES ($1, $2, $3, $4, $5)',
         [e.type, e.time, e.resource ?? null, e.recordId ?? null, e.dataJson ?? JSON.stringify(e.data ?? {})],
       );
-      await db.afterCommit(sequence);
+      await db.afterCommit(sequenceAfterCommit);
     },
     async after(afterSeq, limit, types = []) {
       await sequence();

@@ -29,6 +29,9 @@ const types = {
     oid === INT8 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text'),
 };
 
+/** Runs of a statement on its own that a deadlock or serialization conflict rolled back. */
+const RETRIES = 3;
+
 interface Transaction {
   readonly client: pg.PoolClient;
   /**
@@ -67,6 +70,8 @@ export class PgPool {
       options: `-c search_path=${schema} -c statement_timeout=${options.statementTimeoutMs ?? 10_000}`,
       connectionTimeoutMillis: 5000,
       types,
+      // A statement is written without waiting for the answer to the one before it (see transaction()).
+      pipeline: true,
     });
     // An idle client that loses its connection (a server restart) is dropped by the pool; it must not crash us.
     this.pool.on('error', () => undefined);
@@ -75,6 +80,12 @@ export class PgPool {
   get inTransaction(): boolean {
     const tx = this.#context.getStore();
     return tx !== undefined && !tx.committed && !tx.released;
+  }
+
+  /** The caller runs on a client of its own (a transaction's, committed or not, until it goes back to the pool). */
+  get holdsClient(): boolean {
+    const tx = this.#context.getStore();
+    return tx !== undefined && !tx.released;
   }
 
   /** Prepared once per connection: the same text keeps one name. */
@@ -95,9 +106,22 @@ export class PgPool {
   /** Statements with parameters are prepared (once per connection); the others run as they are. */
   async result<R>(text: string, params: readonly unknown[] = []): Promise<pg.QueryResult<R & pg.QueryResultRow>> {
     const tx = this.#context.getStore();
-    const target: Queryable = tx && !tx.released ? tx.client : this.pool;
-    if (params.length === 0) return target.query<R & pg.QueryResultRow>(text);
-    return target.query<R & pg.QueryResultRow>({ name: this.#named(text), text, values: params as unknown[] });
+    const inTransaction = tx !== undefined && !tx.released;
+    const target: Queryable = inTransaction ? tx.client : this.pool;
+    const run = () =>
+      params.length === 0
+        ? target.query<R & pg.QueryResultRow>(text)
+        : target.query<R & pg.QueryResultRow>({ name: this.#named(text), text, values: params as unknown[] });
+    // A statement on its own that lost to a deadlock or a serialization conflict was rolled back whole: running it
+    // again is safe. Inside a transaction the caller's whole work would have to run again, which only it may decide.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await run();
+      } catch (error) {
+        const code = (error as { code?: unknown }).code;
+        if (inTransaction || attempt >= RETRIES || (code !== '40001' && code !== '40P01')) throw error;
+      }
+    }
   }
 
   /** The running transaction's client, for statements of several parts (DDL); only inside a transaction. */
@@ -128,8 +152,15 @@ export class PgPool {
     const tx: Transaction = { client, afterCommit: new Set(), committed: false, released: false };
     let broken: unknown;
     try {
-      await client.query('BEGIN');
+      // Pipelined: the first statement goes out right behind BEGIN, one round trip less per transaction. BEGIN fails
+      // only with its connection, which fails the statements behind it too; its failure is still the one thrown.
+      const begun = client.query('BEGIN').then(
+        () => undefined,
+        (e: unknown) => ({ failed: e }),
+      );
       const result = await this.#context.run(tx, fn);
+      const began = await begun;
+      if (began) throw began.failed;
       await client.query('COMMIT');
       tx.committed = true;
       for (const work of tx.afterCommit) await this.#context.run(tx, work).catch(() => undefined);
@@ -146,6 +177,14 @@ export class PgPool {
       client.off('error', ignore);
       client.release(broken instanceof Error ? broken : undefined);
     }
+  }
+
+  /**
+   * Runs `fn` outside the caller's transaction: work it starts (a listener woken by a write) must not take the
+   * writer's client, nor wait for a pool client while the writer holds one.
+   */
+  detached<T>(fn: () => T): T {
+    return this.#context.exit(fn);
   }
 
   /** A client of its own (LISTEN, migrations under a session lock); the caller releases it. */

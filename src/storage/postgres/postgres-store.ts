@@ -13,6 +13,7 @@ import {
 } from '../store.ts';
 import { postgresApiKeys } from './api-keys.ts';
 import { fromPg, toPg } from './columns.ts';
+import { postgresCounters } from './counters.ts';
 import { postgresEventLog } from './event-log.ts';
 import { postgresIdempotency } from './idempotency.ts';
 import { migratePostgres } from './migrate.ts';
@@ -55,6 +56,7 @@ export class PostgresStore implements Store {
   readonly apiKeys;
   readonly events;
   readonly webhooks;
+  readonly counters;
   readonly signals;
   #ready: Promise<void> | undefined;
   #closed = false;
@@ -69,11 +71,14 @@ export class PostgresStore implements Store {
       if (channel === 'keys') keys.bump();
     });
     this.signals = this.#signals;
+    // Listeners woken by a write (the webhook worker) run outside the writer's transaction.
+    const detachedSignals = { notify: (channel: StoreChannel) => db.detached(() => this.#signals.notify(channel)) };
     const part = <T extends object>(built: T): T => this.#guarded(built);
     this.idempotency = part(postgresIdempotency(db));
     this.stateLog = part(postgresStateLog(db));
+    this.counters = part(postgresCounters(db));
     this.apiKeys = this.#telling('keys', part(keys), ['create', 'revoke']);
-    this.events = notifying(this.#signals, 'events', part(postgresEventLog(db)), ['append']);
+    this.events = notifying(detachedSignals, 'events', part(postgresEventLog(db)), ['append']);
     this.webhooks = this.#telling('endpoints', part(postgresWebhooks(db)), [
       'createEndpoint',
       'updateEndpoint',
@@ -104,7 +109,7 @@ export class PostgresStore implements Store {
         await this.#db
           .rows(`SELECT pg_notify('ninefold', $1)`, [`${this.#db.schema} ${channel}`])
           .catch(() => undefined);
-        this.#signals.notify(channel);
+        this.#db.detached(() => this.#signals.notify(channel));
         return result;
       };
     }
@@ -170,10 +175,8 @@ export class PostgresStore implements Store {
     return this.#db.transaction(async () => {
       await this.#db.rows('SELECT pg_advisory_xact_lock(hashtext($1))', [`ninefold-migrate:${this.#db.schema}`]);
       await this.#db.rows(`CREATE SCHEMA IF NOT EXISTS ${quote(this.#db.schema)}`);
-      const [existing] = await this.#db.rows<{ here: boolean }>(
-        `SELECT to_regprocedure('_ninefold_sequence_events()') IS NOT NULL AS here`,
-      );
-      if (!existing?.here) await this.#db.client().query(SYSTEM_TABLES);
+      // Every statement is IF NOT EXISTS (or OR REPLACE): tables added by a later version join older schemas.
+      await this.#db.client().query(SYSTEM_TABLES);
       return work();
     });
   }

@@ -19,6 +19,8 @@ CREATE TABLE IF NOT EXISTS _ninefold_timers (
 CREATE INDEX IF NOT EXISTS _ninefold_timers__due ON _ninefold_timers (due_at);
 CREATE INDEX IF NOT EXISTS _ninefold_timers__record ON _ninefold_timers (resource, record_id);
 
+CREATE TABLE IF NOT EXISTS _ninefold_counters (key text COLLATE "C" PRIMARY KEY, count integer NOT NULL, reset_at bigint NOT NULL);
+
 CREATE TABLE IF NOT EXISTS _ninefold_api_keys (
   id text COLLATE "C" PRIMARY KEY, secret_hash text COLLATE "C" NOT NULL, subject text COLLATE "C" NOT NULL, roles text COLLATE "C" NOT NULL,
   created_at text COLLATE "C" NOT NULL, expires_at text COLLATE "C", revoked_at text COLLATE "C");

@@ -41,7 +41,7 @@ const toEndpoint = (r: EndpointRow): WebhookEndpoint => ({
   ...(r.previous_secret ? { previousSecret: r.previous_secret } : {}),
   ...(r.previous_until ? { previousUntil: r.previous_until } : {}),
   ...(r.description ? { description: r.description } : {}),
-  ownerSubject: r.owner_subject,
+  ownerSubject: decodeOwner(r.owner_subject),
   ownerRoles: JSON.parse(r.owner_roles) as string[],
   ...(r.api_version ? { apiVersion: r.api_version } : {}),
   createdAt: r.created_at,
@@ -76,6 +76,13 @@ const COLUMNS: Record<string, string> = {
   failingSince: 'failing_since',
 };
 
+/**
+ * PostgreSQL text holds no NUL, which the runtime's own owners use (callbacks are owned by "\0callbacks", a name no
+ * caller can have): owners are stored with `\` and NUL escaped.
+ */
+const encodeOwner = (owner: string) => owner.replaceAll('\\', '\\\\').replaceAll('\u0000', '\\0');
+const decodeOwner = (stored: string) => stored.replace(/\\(.)/g, (_, c: string) => (c === '0' ? '\u0000' : c));
+
 const ENDPOINTS = '_ninefold_webhook_endpoints';
 const DELIVERIES = '_ninefold_deliveries';
 
@@ -95,7 +102,7 @@ export const postgresWebhooks = (db: PgPool): WebhookStore => ({
         JSON.stringify(e.events),
         e.secret,
         e.description ?? null,
-        e.ownerSubject,
+        encodeOwner(e.ownerSubject),
         JSON.stringify(e.ownerRoles),
         e.apiVersion ?? null,
         e.createdAt,
@@ -110,7 +117,7 @@ export const postgresWebhooks = (db: PgPool): WebhookStore => ({
   async listEndpoints(owner) {
     const rows = await db.rows<EndpointRow>(
       `SELECT * FROM ${ENDPOINTS} WHERE owner_subject = $1 AND kind = 'webhook' ORDER BY created_at, id`,
-      [owner],
+      [encodeOwner(owner)],
     );
     return rows.map(toEndpoint);
   },

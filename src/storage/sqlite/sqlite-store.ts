@@ -5,6 +5,7 @@ import { buildListSql, cursorValues, type ListSql, listShapeKey } from '../sql/l
 import type { CloseReport, ListQuery, Row, Store, UpdateExpectation } from '../store.ts';
 import { sqliteApiKeys } from './api-keys.ts';
 import { fromSqlite, quote, SYSTEM_COLUMNS, toSqlite } from './columns.ts';
+import { sqliteCounters } from './counters.ts';
 import { DatabaseFile } from './database-file.ts';
 import { sqliteEventLog } from './event-log.ts';
 import { GroupCommit, writesOwnTransaction } from './group-commit.ts';
@@ -60,6 +61,7 @@ export class SqliteStore implements Store {
   readonly apiKeys;
   readonly events;
   readonly webhooks;
+  readonly counters;
   readonly signals = createLocalSignals();
 
   constructor(options: SqliteOptions) {
@@ -77,6 +79,7 @@ export class SqliteStore implements Store {
         translatingErrors(writesOwnTransaction(group, built, writes), methodsOf(built), translate, admit);
       this.idempotency = part(sqliteIdempotency(db), ['claim', 'complete', 'purgeBefore']);
       this.stateLog = part(sqliteStateLog(db), ['append', 'schedule', 'cancel', 'claimDue', 'finish']);
+      this.counters = part(sqliteCounters(db), ['hit', 'purgeBefore']);
       this.apiKeys = notifying(this.signals, 'keys', part(sqliteApiKeys(db), ['create', 'revoke']), [
         'create',
         'revoke',
