@@ -1,7 +1,8 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll } from 'vitest';
-import { PostgresStore, SqliteStore } from '../src/storage/index.ts';
+import { SqliteStore } from '../src/storage/index.ts';
+import { PostgresStore } from '../src/storage/postgres/postgres-store.ts';
 import { dropSchema, dropSchemas, freshPgUrl } from './helpers/postgres.ts';
 import { storeContract, tempDir } from './storage/contract.ts';
 

@@ -59,7 +59,7 @@ const target = async (
 /** Opens an existing database only: listing or revoking in a new, empty file would only hide a wrong path. */
 const withExistingStore = async (sub: string, dbPath: string, fn: (store: Store) => Promise<number>) => {
   if (!(await storeExists(dbPath, existsSync))) return fail(sub, `no database at ${shownTarget(dbPath)}`, 1);
-  const store = openStore(dbPath);
+  const store = await openStore(dbPath);
   try {
     return await fn(store);
   } finally {
@@ -130,7 +130,7 @@ const create: Command<typeof CREATE_OPTIONS> = {
     if (![...plan.auth.schemes.values()].some((s) => s.type === 'apiKey')) {
       process.stderr.write('warning: the spec has no apiKey scheme; the key is refused until it declares one\n');
     }
-    const store = openStore(dbPath);
+    const store = await openStore(dbPath);
     try {
       // The same migration serve runs, so the file is ready to serve; a refused (destructive) one stops here.
       await store.migrate(plan);

@@ -104,7 +104,7 @@ export const serveCommand: Command<typeof OPTIONS> = {
     const created = !isPostgresUrl(dbPath) && !existsSync(dbPath);
     let store: Store;
     try {
-      store = openStore(dbPath, { synchronous: durability });
+      store = await openStore(dbPath, { synchronous: durability });
     } catch (error) {
       if (!(error instanceof StoreError)) throw error;
       process.stderr.write(`ninefold serve: ${error.message}\n`);

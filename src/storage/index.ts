@@ -8,7 +8,6 @@ export {
   shownTarget,
   storeExists,
 } from './open-store.ts';
-export { PostgresStore } from './postgres/postgres-store.ts';
 export { SqliteStore } from './sqlite/sqlite-store.ts';
 export type {
   ApiKeyRecord,

@@ -1,7 +1,4 @@
 import { resolve } from 'node:path';
-import pg from 'pg';
-import { parseUrl } from './postgres/pg-pool.ts';
-import { PostgresStore } from './postgres/postgres-store.ts';
 import { SqliteStore } from './sqlite/sqlite-store.ts';
 import type { Store } from './store.ts';
 
@@ -28,10 +25,14 @@ export const shownTarget = (target: string): string => {
  * The store a --db value names: `postgres://…` (or `postgresql://…`, with an optional `schema` query parameter) is a
  * PostgreSQL database, anything else the path of a SQLite file.
  */
-export const openStore = (target: string, options: OpenStoreOptions = {}): Store =>
-  isPostgresUrl(target)
-    ? new PostgresStore({ url: target })
-    : new SqliteStore({ path: target, ...(options.synchronous ? { synchronous: options.synchronous } : {}) });
+export const openStore = async (target: string, options: OpenStoreOptions = {}): Promise<Store> => {
+  if (!isPostgresUrl(target)) {
+    return new SqliteStore({ path: target, ...(options.synchronous ? { synchronous: options.synchronous } : {}) });
+  }
+  // Loaded only for a PostgreSQL URL: the driver is about 15 MB a SQLite service does not need.
+  const { PostgresStore } = await import('./postgres/postgres-store.ts');
+  return new PostgresStore({ url: target });
+};
 
 /**
  * Whether a database already holds a Ninefold store (commands that only read or revoke refuse a new, empty one: it
@@ -39,6 +40,7 @@ export const openStore = (target: string, options: OpenStoreOptions = {}): Store
  */
 export const storeExists = async (target: string, fileExists: (path: string) => boolean): Promise<boolean> => {
   if (!isPostgresUrl(target)) return fileExists(target);
+  const [{ default: pg }, { parseUrl }] = await Promise.all([import('pg'), import('./postgres/pg-pool.ts')]);
   const { connectionString, schema } = parseUrl(target);
   const client = new pg.Client({ connectionString });
   try {

@@ -10,7 +10,8 @@ import type { Plan } from '../../src/plan/types.ts';
 import { createServer } from '../../src/runtime/server.ts';
 import { checkSource } from '../../src/spec/check.ts';
 import { parseSpecText } from '../../src/spec/load.ts';
-import { PostgresStore, SqliteStore, type Store } from '../../src/storage/index.ts';
+import { SqliteStore, type Store } from '../../src/storage/index.ts';
+import { PostgresStore } from '../../src/storage/postgres/postgres-store.ts';
 import { freshPgUrl, pgExec, schemaOf } from './postgres.ts';
 
 export interface Served {
