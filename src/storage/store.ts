@@ -342,9 +342,17 @@ export interface DurabilityInfo {
  * The storage contract. SQLite and PostgreSQL implement it and pass one contract suite
  * (test/storage-contract.test.ts); nothing backend-specific leaks past it.
  */
+/**
+ * A hold on a row until the transaction ends, so that references stay whole with several writers: `reference` is
+ * taken on a record a write is about to refer to (no one may delete it meanwhile; others may refer to it too),
+ * `delete` on a record about to be deleted (it waits for writes that refer to it, then keeps new ones off).
+ */
+export type RowLock = 'reference' | 'delete';
+
 export interface Store {
   migrate(plan: Plan, options?: { allowDataLoss?: boolean }): Promise<MigrationReport>;
-  get(resource: string, id: string): Promise<Row | undefined>;
+  /** `lock` holds the row until the transaction ends (a no-op where one writer serialises every transaction). */
+  get(resource: string, id: string, lock?: RowLock): Promise<Row | undefined>;
   getMany(resource: string, ids: readonly string[]): Promise<Row[]>;
   insert(resource: string, row: Row): Promise<void>;
   /** Applies `changes` (and bumps the revision) when the expectation holds; undefined when no row matched. */

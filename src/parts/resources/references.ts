@@ -49,7 +49,8 @@ export const checkReferences = async (
     const key = `${to}/${id}`;
     let readable = found.get(key);
     if (readable === undefined) {
-      const row = await ctx.store.get(target.name, id);
+      // Held until the write commits: a delete of the target waits for it, and then sees the reference.
+      const row = await ctx.store.get(target.name, id, 'reference');
       readable = row ? ctx.access.canRead(target, principal, row) : false;
       found.set(key, readable);
     }
@@ -59,8 +60,19 @@ export const checkReferences = async (
     throw new ApiError('invalid_reference', 'A reference points to a record that does not exist.', missing);
 };
 
-/** Applies each referencing field's onDelete rule before a record is deleted, inside the delete's transaction. */
+/** Whether any field of any resource refers to records of `resource`. */
+const isReferenced = (ctx: RuntimeContext, resource: ResourcePlan) =>
+  ctx.plan.resources.some((other) => other.fields.some((field) => field.ref?.to === resource.name));
+
+/**
+ * Applies each referencing field's onDelete rule before a record is deleted, inside the delete's transaction. The
+ * record is held for the delete first: a write referring to it that is under way is waited for (and then seen), and
+ * one that comes later waits for the delete and finds no record (422 invalid_reference). With several writers
+ * (PostgreSQL) a reference is never left pointing at a deleted record.
+ */
 export const releaseReferences = async (ctx: RuntimeContext, resource: ResourcePlan, id: string): Promise<void> => {
+  if (!isReferenced(ctx, resource)) return;
+  await ctx.store.get(resource.name, id, 'delete');
   for (const other of ctx.plan.resources) {
     for (const field of other.fields) {
       if (field.ref?.to !== resource.name) continue;

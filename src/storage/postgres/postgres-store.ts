@@ -6,6 +6,7 @@ import {
   type CloseReport,
   type ListQuery,
   type Row,
+  type RowLock,
   type Store,
   type StoreChannel,
   StoreError,
@@ -32,6 +33,8 @@ interface Table {
   readonly columns: string;
   readonly insert: string;
   readonly get: string;
+  /** `get`, holding the row against deletion (FOR KEY SHARE) or for it (FOR UPDATE). */
+  readonly getLocked: Readonly<Record<RowLock, string>>;
   readonly toRow: (raw: Record<string, unknown>) => Row;
   readonly toParams: (row: Row) => unknown[];
   readonly lists: Map<string, ListSql>;
@@ -203,6 +206,10 @@ export class PostgresStore implements Store {
       columns,
       insert: `INSERT INTO ${t} (${columns}) VALUES (${names.map((_, i) => `$${i + 1}`).join(', ')})`,
       get: `SELECT ${columns} FROM ${t} WHERE id = $1`,
+      getLocked: {
+        reference: `SELECT ${columns} FROM ${t} WHERE id = $1 FOR KEY SHARE`,
+        delete: `SELECT ${columns} FROM ${t} WHERE id = $1 FOR UPDATE`,
+      },
       toRow: (raw) => {
         const row: Row = {
           id: raw.id as string,
@@ -243,9 +250,9 @@ export class PostgresStore implements Store {
     return field ? toPg(field)(value) : value;
   }
 
-  async get(resource: string, id: string) {
+  async get(resource: string, id: string, lock?: RowLock) {
     const table = this.#table(resource);
-    const [raw] = await this.#db.rows<Record<string, unknown>>(table.get, [id]);
+    const [raw] = await this.#db.rows<Record<string, unknown>>(lock ? table.getLocked[lock] : table.get, [id]);
     return raw ? table.toRow(raw) : undefined;
   }
 
