@@ -56,6 +56,20 @@ describe('serve refuses what it cannot do, at once, and writes nothing', () => {
     expect(level.stderr).toContain('--log-level must be one of fatal, error, warn, info, debug, trace, silent');
     expect(readdirSync(temp)).toEqual([]);
   });
+
+  it('a bad --db-pool or --db-statement-timeout is refused before anything is written', async () => {
+    for (const pool of ['0', 'ten', '2.5', '1001']) {
+      const r = await cli('serve', SPEC, '--db-pool', pool);
+      expect([r.code, oneLine(r.stderr)]).toEqual([2, true]);
+      expect(r.stderr).toContain(`--db-pool must be a whole number from 1 to 1000 (got "${pool}")`);
+    }
+    for (const timeout of ['0', '-1', 'soon']) {
+      const r = await cli('serve', SPEC, `--db-statement-timeout=${timeout}`);
+      expect([r.code, oneLine(r.stderr)]).toEqual([2, true]);
+      expect(r.stderr).toContain(`--db-statement-timeout must be a number of seconds above 0 (got "${timeout}")`);
+    }
+    expect(readdirSync(temp)).toEqual([]);
+  });
 });
 
 describe('the command line reads like its help', () => {
@@ -88,6 +102,9 @@ describe('the command line reads like its help', () => {
         'default 3000',
         'env PORT',
         'env NINEFOLD_DATABASE_URL, then NINEFOLD_DB',
+        '--db-pool N',
+        'env NINEFOLD_DB_POOL',
+        '--db-statement-timeout S',
         'one of normal, full',
         'env LOG_LEVEL',
       ],

@@ -373,8 +373,9 @@ endpoints:
         }),
     });
     try {
+      // Ready once the store is (on PostgreSQL, once its listening connection is up: just after start it may not be).
+      await waitFor(async () => (await call(s.url, 'GET', '/readyz')).body.status === 'ready', '/readyz to say ready');
       const ready = await call(s.url, 'GET', '/readyz');
-      expect(ready.body.status).toBe('ready');
       expect(Object.keys(ready.body.workers).sort()).toEqual(['idempotency', 'timers']);
       broken = true;
       await waitFor(

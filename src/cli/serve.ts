@@ -22,6 +22,20 @@ const OPTIONS = {
     defaultText: '<service name>.db',
     description: 'a SQLite file or a postgres:// URL (with an optional ?schema=); created and migrated when needed',
   },
+  'db-pool': {
+    type: 'string',
+    value: 'N',
+    env: 'NINEFOLD_DB_POOL',
+    default: '10',
+    description: 'PostgreSQL: connections each instance keeps in its pool (1 to 1000)',
+  },
+  'db-statement-timeout': {
+    type: 'string',
+    value: 'S',
+    env: 'NINEFOLD_DB_STATEMENT_TIMEOUT',
+    default: '10',
+    description: 'PostgreSQL: seconds a statement may run before it is cancelled (answered 503 busy)',
+  },
   'allow-data-loss': {
     type: 'boolean',
     description: 'let a migration drop columns or tables whose data the new spec no longer has',
@@ -87,6 +101,15 @@ export const serveCommand: Command<typeof OPTIONS> = {
     if (port === undefined)
       return usageError(this, `--port must be a whole number from 0 to 65535 (got "${values.port}")`);
     const host = values.host ?? '127.0.0.1';
+    const poolSize = Number(values['db-pool']);
+    if (!Number.isInteger(poolSize) || poolSize < 1 || poolSize > 1000)
+      return usageError(this, `--db-pool must be a whole number from 1 to 1000 (got "${values['db-pool']}")`);
+    const statementTimeout = Number(values['db-statement-timeout']);
+    if (!(statementTimeout > 0))
+      return usageError(
+        this,
+        `--db-statement-timeout must be a number of seconds above 0 (got "${values['db-statement-timeout']}")`,
+      );
     const grace = Number(values.grace);
     if (!(grace >= 0))
       return usageError(this, `--grace must be a number of seconds, 0 or more (got "${values.grace}")`);
@@ -104,7 +127,11 @@ export const serveCommand: Command<typeof OPTIONS> = {
     const created = !isPostgresUrl(dbPath) && !existsSync(dbPath);
     let store: Store;
     try {
-      store = await openStore(dbPath, { synchronous: durability });
+      store = await openStore(dbPath, {
+        synchronous: durability,
+        poolSize,
+        statementTimeoutMs: Math.round(statementTimeout * 1000),
+      });
     } catch (error) {
       if (!(error instanceof StoreError)) throw error;
       process.stderr.write(`ninefold serve: ${error.message}\n`);

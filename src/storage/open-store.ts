@@ -5,6 +5,10 @@ import type { Store } from './store.ts';
 export interface OpenStoreOptions {
   /** SQLite only: NORMAL survives a crash of the process, FULL also a crash of the machine. */
   readonly synchronous?: 'NORMAL' | 'FULL';
+  /** PostgreSQL only: connections in the pool (default 10). */
+  readonly poolSize?: number;
+  /** PostgreSQL only: a statement running longer is cancelled and answered 503 busy (default 10 s). */
+  readonly statementTimeoutMs?: number;
 }
 
 /** Whether a --db value names a PostgreSQL database rather than a SQLite file. */
@@ -31,7 +35,11 @@ export const openStore = async (target: string, options: OpenStoreOptions = {}):
   }
   // Loaded only for a PostgreSQL URL: the driver is about 15 MB a SQLite service does not need.
   const { PostgresStore } = await import('./postgres/postgres-store.ts');
-  return new PostgresStore({ url: target });
+  return new PostgresStore({
+    url: target,
+    ...(options.poolSize !== undefined ? { poolSize: options.poolSize } : {}),
+    ...(options.statementTimeoutMs !== undefined ? { statementTimeoutMs: options.statementTimeoutMs } : {}),
+  });
 };
 
 /**
