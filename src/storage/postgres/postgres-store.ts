@@ -26,6 +26,9 @@ import { postgresStateLog } from './state-log.ts';
 import { SYSTEM_TABLES } from './system-tables.ts';
 import { postgresWebhooks } from './webhooks.ts';
 
+/** How often a migration that lost a deadlock or a serialization conflict is run again. */
+const MIGRATION_TRIES = 5;
+
 export type { PostgresOptions };
 
 interface Table {
@@ -175,13 +178,24 @@ export class PostgresStore implements Store {
 
   /** Runs `work` in one transaction holding the schema's migration lock, after making the store's own tables. */
   async #locked<T>(work: () => Promise<T>): Promise<T> {
-    return this.#db.transaction(async () => {
-      await this.#db.rows('SELECT pg_advisory_xact_lock(hashtext($1))', [`ninefold-migrate:${this.#db.schema}`]);
-      await this.#db.rows(`CREATE SCHEMA IF NOT EXISTS ${quote(this.#db.schema)}`);
-      // Every statement is IF NOT EXISTS (or OR REPLACE): tables added by a later version join older schemas.
-      await this.#db.client().query(SYSTEM_TABLES);
-      return work();
-    });
+    const attempt = () =>
+      this.#db.transaction(async () => {
+        await this.#db.rows('SELECT pg_advisory_xact_lock(hashtext($1))', [`ninefold-migrate:${this.#db.schema}`]);
+        await this.#db.rows(`CREATE SCHEMA IF NOT EXISTS ${quote(this.#db.schema)}`);
+        // Every statement is IF NOT EXISTS (or OR REPLACE): tables added by a later version join older schemas.
+        await this.#db.client().query(SYSTEM_TABLES);
+        return work();
+      });
+    // An instance starting beside running ones (a rolling restart) can lose a deadlock to their writes (replacing the
+    // sequencer function, say). The migration's transaction was rolled back whole: running it again is safe.
+    for (let tries = 1; ; tries++) {
+      try {
+        return await attempt();
+      } catch (error) {
+        const code = (error instanceof StoreError ? error.cause : error) as { code?: unknown } | undefined;
+        if (tries >= MIGRATION_TRIES || (code?.code !== '40P01' && code?.code !== '40001')) throw error;
+      }
+    }
   }
 
   async migrate(plan: Plan, options: { allowDataLoss?: boolean } = {}) {
