@@ -37,34 +37,32 @@ export const postgresEventLog = (db: PgPool): EventLog & { sequence(): Promise<v
   const sequence = async () => {
     await db.rows(SEQUENCE);
   };
-  // Committed writers that ask while a run is under way share the next run, which starts once that one ends and so
-  // after their commit: under load one run (a write transaction of its own, with its commit) numbers the events of
-  // many requests, instead of one run per request queued on the sequencer's lock. Only callers holding a client of
-  // their own share (a run waiting for a pool client while its sharers hold every client would never start).
-  let running: Promise<void> | undefined;
-  let next: Promise<void> | undefined;
-  const run = (): Promise<void> => {
-    const started = sequence();
-    running = started;
-    const done = () => {
-      if (running === started) running = undefined;
-    };
-    started.then(done, done);
-    return started;
+  // A committed writer does not wait for the sequencer (its own transaction and WAL flush, serialised on a lock): it
+  // starts a run in the background, and writers that commit while one is under way share the next, which starts
+  // once that one ends and so after their commit. Under load one run numbers the events of many requests. Its
+  // NOTIFY wakes the readers of every instance (this one's too), which run the sequencer again before reading: no
+  // reader misses a committed event, whether or not the background run got to it (the process may die first).
+  let running = false;
+  let again = false;
+  const kick = () => {
+    if (running) {
+      again = true;
+      return;
+    }
+    running = true;
+    again = false;
+    db.detached(sequence)
+      .catch(ignore)
+      .finally(() => {
+        running = false;
+        if (again) kick();
+      });
   };
-  const sequenceAfterCommit = (): Promise<void> => {
-    if (db.inTransaction || !db.holdsClient) return sequence();
-    if (!running) return run();
-    next ??= running.then(ignore, ignore).then(() => {
-      next = undefined;
-      return run();
-    });
-    return next;
-  };
+  const sequenceAfterCommit = async () => kick();
   return {
     sequence,
     async append(e: NewEvent) {
-      await db.rows(
+      await db.write(
         'INSERT INTO _ninefold_events (type, time, resource, record_id, data) VALUES ($1, $2, $3, $4, $5)',
         [e.type, e.time, e.resource ?? null, e.recordId ?? null, e.dataJson ?? JSON.stringify(e.data ?? {})],
       );

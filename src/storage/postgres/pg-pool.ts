@@ -32,15 +32,30 @@ const types = {
 /** Runs of a statement on its own that a deadlock or serialization conflict rolled back. */
 const RETRIES = 3;
 
+interface Held {
+  readonly text: string;
+  readonly params: readonly unknown[];
+}
+
 interface Transaction {
-  readonly client: pg.PoolClient;
+  /** Checked out when a statement first needs an answer, or at COMMIT (none for a transaction that wrote nothing). */
+  client?: pg.PoolClient;
+  /** The client, once BEGIN and the held writes went out on it. */
+  opening?: Promise<pg.PoolClient>;
+  /** BEGIN's outcome: the error it failed with, if it did. */
+  began?: Promise<{ failed: unknown } | undefined>;
+  /** Writes whose answer nobody waits for, not sent yet (see PgPool.write). */
+  readonly held: Held[];
+  /** Writes sent on the client whose answers COMMIT waits for. */
+  readonly sent: Promise<unknown>[];
+  /** What the first of them failed with: the error the transaction fails with. */
+  failure?: { readonly error: unknown };
   /**
-   * Runs after COMMIT, before the caller is answered, on the same client (no second connection: callers holding
-   * every client of the pool while waiting for another would wait for ever).
+   * Runs after COMMIT, before the caller is answered (errors ignored: the writes are committed).
    */
   readonly afterCommit: Set<() => Promise<unknown>>;
   committed: boolean;
-  /** The client went back to the pool: work the caller left running uses the pool, like any other. */
+  /** The transaction ended (committed or rolled back): work the caller left running uses the pool, like any other. */
   released: boolean;
 }
 
@@ -82,12 +97,6 @@ export class PgPool {
     return tx !== undefined && !tx.committed && !tx.released;
   }
 
-  /** The caller runs on a client of its own (a transaction's, committed or not, until it goes back to the pool). */
-  get holdsClient(): boolean {
-    const tx = this.#context.getStore();
-    return tx !== undefined && !tx.released;
-  }
-
   /** Prepared once per connection: the same text keeps one name. */
   #named(text: string): string {
     let name = this.#names.get(text);
@@ -98,6 +107,12 @@ export class PgPool {
     return name;
   }
 
+  #send<R>(target: Queryable, text: string, params: readonly unknown[]) {
+    return params.length === 0
+      ? target.query<R & pg.QueryResultRow>(text)
+      : target.query<R & pg.QueryResultRow>({ name: this.#named(text), text, values: params as unknown[] });
+  }
+
   /** Rows of one statement, in the running transaction if there is one. */
   async rows<R>(text: string, params: readonly unknown[] = []): Promise<R[]> {
     return (await this.result<R>(text, params)).rows;
@@ -106,77 +121,154 @@ export class PgPool {
   /** Statements with parameters are prepared (once per connection); the others run as they are. */
   async result<R>(text: string, params: readonly unknown[] = []): Promise<pg.QueryResult<R & pg.QueryResultRow>> {
     const tx = this.#context.getStore();
-    const inTransaction = tx !== undefined && !tx.released;
-    const target: Queryable = inTransaction ? tx.client : this.pool;
-    const run = () =>
-      params.length === 0
-        ? target.query<R & pg.QueryResultRow>(text)
-        : target.query<R & pg.QueryResultRow>({ name: this.#named(text), text, values: params as unknown[] });
+    if (tx !== undefined && !tx.released && !tx.committed) {
+      const client = await this.#open(tx);
+      try {
+        return await this.#send<R>(client, text, params);
+      } catch (error) {
+        // Behind a held write that failed, the statement fails only because the transaction is aborted (25P02):
+        // the held write's error is the one that means something.
+        if ((error as { code?: unknown }).code === '25P02') await Promise.allSettled(tx.sent);
+        throw tx.failure ? tx.failure.error : error;
+      }
+    }
     // A statement on its own that lost to a deadlock or a serialization conflict was rolled back whole: running it
     // again is safe. Inside a transaction the caller's whole work would have to run again, which only it may decide.
     for (let attempt = 1; ; attempt++) {
       try {
-        return await run();
+        return await this.#send<R>(this.pool, text, params);
       } catch (error) {
         const code = (error as { code?: unknown }).code;
-        if (inTransaction || attempt >= RETRIES || (code !== '40001' && code !== '40P01')) throw error;
+        if (attempt >= RETRIES || (code !== '40001' && code !== '40P01')) throw error;
       }
     }
+  }
+
+  /**
+   * A write whose answer the caller does not need (an INSERT of a record, an event, a history entry). Inside a
+   * transaction it is held and goes out with the next statement that needs an answer, or with COMMIT: a transaction
+   * that only makes such writes costs one round trip, and one made of a single write runs it on its own
+   * (autocommit), as atomic as the transaction. Its failure fails the transaction (at COMMIT, or the next statement).
+   */
+  async write(text: string, params: readonly unknown[] = []): Promise<void> {
+    const tx = this.#context.getStore();
+    if (tx === undefined || tx.released || tx.committed) {
+      await this.result(text, params);
+      return;
+    }
+    if (tx.client) this.#track(tx, this.#send(tx.client, text, params));
+    else tx.held.push({ text, params });
+  }
+
+  #track(tx: Transaction, sent: Promise<unknown>) {
+    tx.sent.push(
+      sent.catch((error: unknown) => {
+        tx.failure ??= { error };
+      }),
+    );
+  }
+
+  /** Checks out the transaction's client and sends BEGIN and the held writes (pipelined: nothing waits for them). */
+  #open(tx: Transaction): Promise<pg.PoolClient> {
+    tx.opening ??= this.pool.connect().then((client) => {
+      // A checked-out client whose connection drops between statements emits 'error', which the pool only listens
+      // to on idle clients: unheard, it would end the process. The next statement (or the ROLLBACK) fails anyway.
+      client.on('error', ignore);
+      tx.client = client;
+      if (tx.released) {
+        // The caller's work ended (it threw) while the client was on its way: it goes straight back.
+        client.off('error', ignore);
+        client.release();
+        throw new Error('the transaction has ended');
+      }
+      tx.began = client.query('BEGIN').then(
+        () => undefined,
+        (e: unknown) => ({ failed: e }),
+      );
+      for (const h of tx.held.splice(0)) this.#track(tx, this.#send(client, h.text, h.params));
+      return client;
+    });
+    return tx.opening;
   }
 
   /** The running transaction's client, for statements of several parts (DDL); only inside a transaction. */
   client(): Queryable {
     const tx = this.#context.getStore();
     if (!tx || tx.committed) throw new Error('not inside a transaction');
-    return tx.client;
+    const query = async (...args: unknown[]) => {
+      const client = await this.#open(tx);
+      return (client.query as (...a: unknown[]) => Promise<unknown>)(...args);
+    };
+    return { query } as unknown as Queryable;
   }
 
   /** Registers work to run once the running transaction commits (now, when there is none). */
   async afterCommit(work: () => Promise<unknown>): Promise<void> {
     const tx = this.#context.getStore();
-    if (tx && !tx.committed) tx.afterCommit.add(work);
+    if (tx && !tx.committed && !tx.released) tx.afterCommit.add(work);
     else await work();
   }
 
   /**
    * One transaction (joined when already inside one); its after-commit work runs before the caller is answered. What
-   * after-commit work throws is not the caller's failure (its writes are committed): the work is one a later call
-   * repeats (the event sequencer).
+   * after-commit work throws is not the caller's failure (its writes are committed).
    */
   async transaction<T>(fn: () => Promise<T>): Promise<T> {
     if (this.inTransaction) return fn();
-    const client = await this.pool.connect();
-    // A checked-out client whose connection drops between statements emits 'error', which the pool only listens to
-    // on idle clients: unheard, it would end the process. The next statement (or the ROLLBACK) fails with it anyway.
-    client.on('error', ignore);
-    const tx: Transaction = { client, afterCommit: new Set(), committed: false, released: false };
+    const tx: Transaction = { held: [], sent: [], afterCommit: new Set(), committed: false, released: false };
     let broken: unknown;
     try {
-      // Pipelined: the first statement goes out right behind BEGIN, one round trip less per transaction. BEGIN fails
-      // only with its connection, which fails the statements behind it too; its failure is still the one thrown.
-      const begun = client.query('BEGIN').then(
-        () => undefined,
-        (e: unknown) => ({ failed: e }),
-      );
       const result = await this.#context.run(tx, fn);
-      const began = await begun;
-      if (began) throw began.failed;
-      await client.query('COMMIT');
+      await this.#commit(tx);
       tx.committed = true;
+      // Statements of after-commit work go to the pool (tx.committed), each on its own.
       for (const work of tx.afterCommit) await this.#context.run(tx, work).catch(() => undefined);
       return result;
     } catch (error) {
-      broken = await client.query('ROLLBACK').then(
-        () => undefined,
-        (e: unknown) => e,
-      );
+      if (tx.opening) {
+        const client = await tx.opening.catch(() => undefined);
+        if (client) {
+          broken = await client.query('ROLLBACK').then(
+            () => undefined,
+            (e: unknown) => e,
+          );
+        }
+      }
       throw error;
     } finally {
       tx.released = true;
-      // A connection that could not roll back is closed, not reused.
-      client.off('error', ignore);
-      client.release(broken instanceof Error ? broken : undefined);
+      if (tx.client) {
+        // A connection that could not roll back is closed, not reused.
+        tx.client.off('error', ignore);
+        tx.client.release(broken instanceof Error ? broken : undefined);
+      }
     }
+  }
+
+  /**
+   * COMMIT, pipelined behind the writes still held. A transaction that never needed an answer and holds one write
+   * runs it on its own (autocommit); one that holds none and never began sends nothing.
+   */
+  async #commit(tx: Transaction): Promise<void> {
+    if (!tx.opening) {
+      const [only, ...more] = tx.held;
+      if (!only) return;
+      if (more.length === 0) {
+        tx.held.length = 0;
+        await this.#send(this.pool, only.text, only.params);
+        return;
+      }
+    }
+    const client = await this.#open(tx);
+    const committed = client.query('COMMIT');
+    const began = await tx.began;
+    await Promise.allSettled(tx.sent);
+    // After a failed statement the server answers COMMIT with a rollback; the first failure is the caller's.
+    await committed.catch((e: unknown) => {
+      tx.failure ??= { error: e };
+    });
+    if (began) throw began.failed;
+    if (tx.failure) throw tx.failure.error;
   }
 
   /**

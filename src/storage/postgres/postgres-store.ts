@@ -282,7 +282,7 @@ export class PostgresStore implements Store {
 
   async insert(resource: string, row: Row) {
     const table = this.#table(resource);
-    await this.#db.rows(table.insert, table.toParams(row));
+    await this.#db.write(table.insert, table.toParams(row));
   }
 
   async update(resource: string, id: string, changes: Record<string, unknown>, expect: UpdateExpectation = {}) {
