@@ -34,7 +34,7 @@ const bulkInsert = async (client, table, columns, rows) => {
  * dist/ is built). `seed` gets the anchors' items and orders and Ninefold's rows, as bench/run.mjs makes them.
  */
 export const openPgData = async (url, ROOT) => {
-  const { PostgresStore } = await import(join(ROOT, 'dist/storage/index.js'));
+  const { PostgresStore } = await import(join(ROOT, 'dist/storage/postgres/postgres-store.js'));
   const { tableColumns, toPg } = await import(join(ROOT, 'dist/storage/postgres/columns.js'));
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();
