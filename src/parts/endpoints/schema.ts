@@ -17,6 +17,7 @@ export const OperationOverrideSchema = Type.Object(
     require: Type.Optional(AccessSchema),
     roles: Type.Optional(Type.Array(Type.String())),
     summary: Type.Optional(Type.String()),
+    view: Type.Optional(Type.String({ description: 'A view of the resource this operation answers with.' })),
   },
   { additionalProperties: false },
 );

@@ -1,0 +1,72 @@
+import type { ResourcePlan } from '../../plan/types.ts';
+import type { ComputedColumn, ComputedTerm } from '../store.ts';
+import { type Dialect, quote } from './dialect.ts';
+import { SYSTEM_COLUMNS } from './list-sql.ts';
+
+/** The extra select expressions of a list query: computed columns as correlated subqueries, and their values. */
+export interface ComputedSql {
+  /** `EXISTS (…) AS "nf_computed_0", (SELECT count(*) …) AS "nf_computed_1"`, with `?` markers. */
+  readonly select: string;
+  /** The statement's parameters for these expressions (they come first: the select list precedes the WHERE). */
+  readonly params: (columns: readonly ComputedColumn[]) => unknown[];
+  /** The value of each column in a raw row (an array row read from `offset` on, or an object row by alias). */
+  readonly read: (raw: unknown[] | Record<string, unknown>, offset: number) => Array<[string, unknown]>;
+}
+
+const SQL_OPS = { eq: '=', ne: '<>', lt: '<', lte: '<=', gt: '>', gte: '>=' } as const;
+
+/** Whether a term compares with nothing: a missing value (an anonymous caller) never matches. */
+const isVoid = (t: ComputedTerm) => 'value' in t && (t.value === null || t.value === undefined);
+
+/** A key of the columns' shape: the SQL depends on it only (names, sources, fields and which values are missing). */
+export const computedShapeKey = (columns: readonly ComputedColumn[] | undefined): string =>
+  columns?.length
+    ? `|x:${columns
+        .map(
+          (c) =>
+            `${c.name}:${c.kind}:${c.from}(${c.terms.map((t) => `${t.field}${t.op}${'record' in t ? `r.${t.record}` : isVoid(t) ? '0' : '?'}`).join(',')})`,
+        )
+        .join(';')}`
+    : '';
+
+export const alias = (i: number) => `nf_computed_${i}`;
+
+/**
+ * Builds the correlated subqueries of computed columns over the listed table. Resource, field and column names come
+ * from the plan only; every value is a bound parameter. The counted table is aliased, so a resource may count its
+ * own records (`count(Article, a, a.parent == record.id)`).
+ */
+export const buildComputedSql = (
+  dialect: Dialect,
+  outer: ResourcePlan,
+  columns: readonly ComputedColumn[],
+  resourceOf: (name: string) => ResourcePlan,
+): ComputedSql => {
+  const columnOf = (r: ResourcePlan, name: string) => SYSTEM_COLUMNS[name] ?? r.fieldsByName.get(name)?.column ?? name;
+  const outerTable = quote(outer.table);
+  const parts = columns.map((c, i) => {
+    const from = resourceOf(c.from);
+    const inner = quote(`nf_c${i}`);
+    const terms = c.terms.map((t) => {
+      if (isVoid(t)) return 'FALSE';
+      const left = `${inner}.${quote(columnOf(from, t.field))}`;
+      const right = 'record' in t ? `${outerTable}.${quote(columnOf(outer, t.record))}` : '?';
+      return `${left} ${SQL_OPS[t.op]} ${right}`;
+    });
+    const where = terms.length ? ` WHERE ${terms.join(' AND ')}` : '';
+    const body = `FROM ${quote(from.table)} AS ${inner}${where}`;
+    return c.kind === 'exists'
+      ? `EXISTS (SELECT 1 ${body}) AS ${quote(alias(i))}`
+      : `(SELECT CAST(count(*) AS INTEGER) ${body}) AS ${quote(alias(i))}`;
+  });
+  return {
+    select: parts.join(', '),
+    params: (cols) =>
+      cols.flatMap((c) => c.terms.flatMap((t) => ('value' in t && !isVoid(t) ? [dialect.bind(t.value)] : []))),
+    read: (raw, offset) =>
+      columns.map((c, i) => {
+        const v = Array.isArray(raw) ? raw[offset + i] : raw[alias(i)];
+        return [c.name, c.kind === 'exists' ? v === true || v === 1 : Number(v ?? 0)];
+      }),
+  };
+};
