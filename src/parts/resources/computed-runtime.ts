@@ -70,8 +70,8 @@ export type ShapeWriter = { toApi(row: Row): Record<string, unknown>; serialize(
 const compiled = new WeakMap<RuntimeContext, Map<string, RecordShapes>>();
 
 export const createRecordShapes = (ctx: RuntimeContext, resource: ResourcePlan): RecordShapes => {
-  let known = compiled.get(ctx);
-  if (!known) compiled.set(ctx, (known = new Map()));
+  const known = compiled.get(ctx) ?? new Map<string, RecordShapes>();
+  compiled.set(ctx, known);
   const found = known.get(resource.name);
   if (found) return found;
   const shapes = compileRecordShapes(ctx, resource);
