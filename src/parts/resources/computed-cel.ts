@@ -89,7 +89,9 @@ export const compileComputed = (
     const fieldType = scope.fieldType(resource, field);
     if (fieldType === undefined)
       return { kind: 'unknown-name', reason: `${resource} has no field "${field}"`, offset: node.range.start };
-    return SQL_COMPARABLE_TYPES.has(fieldType) ? undefined : notSql(`${resource}.${field} is a ${fieldType}`, node);
+    return SQL_COMPARABLE_TYPES.has(fieldType)
+      ? undefined
+      : notSql(`${resource}.${field} is of type ${fieldType}`, node);
   };
   const walk = (node: ASTNode): ComputedProblem | undefined => {
     if (node.op === '&&') {
