@@ -1,4 +1,4 @@
-import type { ResourcePlan } from '../../plan/types.ts';
+import type { ComputedFieldPlan, ResourcePlan } from '../../plan/types.ts';
 import type { FieldSpec } from './field-schema.ts';
 import { patternExample } from './pattern-example.ts';
 
@@ -110,6 +110,9 @@ export const exampleObject = (
 };
 
 /** A record as the service returns it. */
+/** A computed field's example value: what an anonymous caller sees of a record nobody has touched. */
+export const exampleComputed = (c: ComputedFieldPlan): boolean | number => (c.type === 'boolean' ? false : 0);
+
 export const exampleRecord = (
   resource: ResourcePlan,
   resources: ReadonlyMap<string, ResourcePlan>,
@@ -121,6 +124,7 @@ export const exampleRecord = (
     else if (!f.readOnly || f.required || f.hasDefault || f.spec.example !== undefined)
       out[f.name] = exampleValue(f.spec, f.name, 'output', resources);
   }
+  for (const c of resource.computed) out[c.name] = exampleComputed(c);
   return { ...out, createdAt: EXAMPLE_TIME, updatedAt: EXAMPLE_TIME };
 };
 
