@@ -100,7 +100,8 @@ if (env.PG !== '0') {
   await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
   const url = `${PG_URL}${PG_URL.includes('?') ? '&' : '?'}schema=${schema}`;
   targets.push({ store: 'pg', db: url, key: await seed(new PostgresStore({ url })) });
-  await admin.query(`ANALYZE`);
+  // What autovacuum would have done by now: statistics, and the visibility map index-only scans need.
+  for (const table of ['user', 'article', 'favorite']) await admin.query(`VACUUM ANALYZE ${schema}."${table}"`);
 }
 
 const lines = targets.flatMap((t) => [

@@ -1,3 +1,5 @@
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueApiKey } from '../src/parts/auth/keys.ts';
 import type { Store } from '../src/storage/index.ts';
@@ -47,7 +49,12 @@ endpoints:
       get: { require: public }
   Favorite: { operations: [create, delete] }
   Follow: { operations: [create] }
+events:
+  auto: true
 `;
+
+const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ??
+  addFormatsModule) as unknown as (ajv: Ajv2020) => Ajv2020;
 
 /** Counts the store's reads, to show that a page costs one query. */
 const counting =
@@ -161,5 +168,43 @@ describe('views and computed fields', () => {
     expect(profile.body).toEqual({ username: 'ann', bio: 'I am ann', following: true });
     const anon = await call(s.url, 'GET', `/users/${users.ann}`);
     expect(anon.body).toEqual({ username: 'ann', bio: 'I am ann', following: false });
+  });
+
+  it('leaves computed fields out of events: they belong to a caller, an event to every receiver', async () => {
+    const events = await s.store.events.after(0, 1000, ['Article.created', 'Article.updated']);
+    expect(events.length).toBeGreaterThan(20);
+    for (const event of events) expect(JSON.stringify(event.data)).not.toMatch(/favorited|favoritesCount/);
+  });
+
+  it('answers as its OpenAPI document says: the view schema, computed fields read-only', async () => {
+    const doc = (await call(s.url, 'GET', '/openapi.json')).body as {
+      paths: Record<
+        string,
+        Record<string, { responses: Record<string, { content: Record<string, { schema: unknown }> }> }>
+      >;
+      components: { schemas: Record<string, { properties: Record<string, { readOnly?: boolean; type?: string }> }> };
+    };
+    const { schemas } = doc.components;
+    expect(schemas.UserProfile?.properties).toMatchObject({
+      username: { type: 'string' },
+      following: { type: 'boolean', readOnly: true },
+    });
+    expect(schemas.UserProfile?.properties).not.toHaveProperty('email');
+    expect(schemas.Article?.properties).toMatchObject({
+      favorited: { type: 'boolean', readOnly: true },
+      favoritesCount: { type: 'integer', readOnly: true },
+    });
+    expect(doc.paths['/users/{id}']?.get?.responses['200']?.content['application/json']?.schema).toEqual({
+      $ref: '#/components/schemas/UserProfile',
+    });
+    const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true }));
+    ajv.addSchema(doc, 'openapi.json');
+    const valid = (name: string, body: unknown) => {
+      const validate = ajv.getSchema(`openapi.json#/components/schemas/${name}`);
+      expect(validate?.(body), JSON.stringify(validate?.errors)).toBe(true);
+    };
+    valid('UserProfile', (await call(s.url, 'GET', `/users/${users.ann}`, { headers: as.bob })).body);
+    valid('Article', (await call(s.url, 'GET', `/articles/${articles[0]}`, { headers: as.bob })).body);
+    valid('ArticlePage', (await call(s.url, 'GET', '/articles?expand=author', { headers: as.bob })).body);
   });
 });

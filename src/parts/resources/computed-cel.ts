@@ -118,6 +118,11 @@ export const compileComputed = (
       return undefined;
     }
     if (mentions(other, inner)) return notSql(`"${variable}" or record inside a computed value`, other);
+    // The common case, read without evaluating CEL on every request.
+    if (other.op === 'id' && other.args === 'caller') {
+      terms.push({ field, op: cmp, value: (vars) => vars.caller });
+      return undefined;
+    }
     const evaluate = evaluatorOf(other);
     terms.push({
       field,

@@ -343,9 +343,9 @@ export class PostgresStore implements Store {
     }
     const raws = await this.#db.rows<Record<string, unknown>>(sql.select, sql.params(query));
     const computed = sql.computed;
-    const rows = computed
-      ? raws.map((raw) => Object.assign(table.toRow(raw), Object.fromEntries(computed.read(raw, 0))))
-      : raws.map(table.toRow);
+    const rows = raws.map(table.toRow);
+    if (computed)
+      for (let i = 0; i < rows.length; i++) computed.fill(rows[i] as Row, raws[i] as Record<string, unknown>, 0);
     if (!sql.count) return { rows };
     const [counted] = await this.#db.rows<{ n: number }>(sql.count, sql.countParams(query));
     return { rows, total: counted?.n ?? 0 };

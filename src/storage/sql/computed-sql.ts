@@ -9,8 +9,8 @@ export interface ComputedSql {
   readonly select: string;
   /** The statement's parameters for these expressions (they come first: the select list precedes the WHERE). */
   readonly params: (columns: readonly ComputedColumn[]) => unknown[];
-  /** The value of each column in a raw row (an array row read from `offset` on, or an object row by alias). */
-  readonly read: (raw: unknown[] | Record<string, unknown>, offset: number) => Array<[string, unknown]>;
+  /** Sets each column's value on `row` from its raw row (an array row read from `offset` on, or an object row by alias). */
+  readonly fill: (row: Record<string, unknown>, raw: unknown[] | Record<string, unknown>, offset: number) => void;
 }
 
 const SQL_OPS = { eq: '=', ne: '<>', lt: '<', lte: '<=', gt: '>', gte: '>=' } as const;
@@ -44,6 +44,7 @@ export const buildComputedSql = (
 ): ComputedSql => {
   const columnOf = (r: ResourcePlan, name: string) => SYSTEM_COLUMNS[name] ?? r.fieldsByName.get(name)?.column ?? name;
   const outerTable = quote(outer.table);
+  const aliases = columns.map((_, i) => alias(i));
   const parts = columns.map((c, i) => {
     const from = resourceOf(c.from);
     const inner = quote(`nf_c${i}`);
@@ -63,10 +64,12 @@ export const buildComputedSql = (
     select: parts.join(', '),
     params: (cols) =>
       cols.flatMap((c) => c.terms.flatMap((t) => ('value' in t && !isVoid(t) ? [dialect.bind(t.value)] : []))),
-    read: (raw, offset) =>
-      columns.map((c, i) => {
-        const v = Array.isArray(raw) ? raw[offset + i] : raw[alias(i)];
-        return [c.name, c.kind === 'exists' ? v === true || v === 1 : Number(v ?? 0)];
-      }),
+    fill: (row, raw, offset) => {
+      for (let i = 0; i < columns.length; i++) {
+        const c = columns[i] as ComputedColumn;
+        const v = Array.isArray(raw) ? raw[offset + i] : raw[aliases[i] as string];
+        row[c.name] = c.kind === 'exists' ? v === true || v === 1 : Number(v ?? 0);
+      }
+    },
   };
 };

@@ -266,9 +266,8 @@ export class SqliteStore implements Store {
     const raws = entry.select.all(entry.sql.params(query)) as unknown[][];
     const computed = entry.computed;
     const offset = 4 + table.plan.fields.length;
-    const rows = computed
-      ? raws.map((raw) => Object.assign(table.toRow(raw), Object.fromEntries(computed.read(raw, offset))))
-      : raws.map(table.toRow);
+    const rows = raws.map(table.toRow);
+    if (computed) for (let i = 0; i < rows.length; i++) computed.fill(rows[i] as Row, raws[i] as unknown[], offset);
     if (!entry.count) return { rows };
     const total = (entry.count.get(entry.sql.countParams(query)) as { n: number }).n;
     return { rows, total };
