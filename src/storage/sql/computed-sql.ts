@@ -5,7 +5,7 @@ import { SYSTEM_COLUMNS } from './list-sql.ts';
 
 /** The extra select expressions of a list query: computed columns as correlated subqueries, and their values. */
 export interface ComputedSql {
-  /** `EXISTS (…) AS "nf_computed_0", (SELECT count(*) …) AS "nf_computed_1"`, with `?` markers. */
+  /** `COALESCE((SELECT 1 … LIMIT 1), 0) AS "nf_computed_0", (SELECT count(*) …) AS "nf_computed_1"`, `?` markers. */
   readonly select: string;
   /** The statement's parameters for these expressions (they come first: the select list precedes the WHERE). */
   readonly params: (columns: readonly ComputedColumn[]) => unknown[];
@@ -56,8 +56,11 @@ export const buildComputedSql = (
     });
     const where = terms.length ? ` WHERE ${terms.join(' AND ')}` : '';
     const body = `FROM ${quote(from.table)} AS ${inner}${where}`;
+    // Not `EXISTS (…)`: PostgreSQL may run an EXISTS in the select list as a hashed subplan that reads every
+    // matching row of the counted table (all of the caller's favourites) before the page's first row, 40 ms instead
+    // of 0.2 for a page of 20; a scalar subquery with LIMIT 1 stays a per-row index probe on both backends.
     return c.kind === 'exists'
-      ? `EXISTS (SELECT 1 ${body}) AS ${quote(alias(i))}`
+      ? `COALESCE((SELECT 1 ${body} LIMIT 1), 0) AS ${quote(alias(i))}`
       : `(SELECT CAST(count(*) AS INTEGER) ${body}) AS ${quote(alias(i))}`;
   });
   return {
