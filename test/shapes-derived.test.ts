@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { renderDocs } from '../src/emit/index.ts';
 import { call, type Served, serveSpec } from './helpers/serve-spec.ts';
 
 // Issue 17, item 5: a slug derived from the title and stored (unique with a -2, -3… suffix, derived again on a
@@ -154,5 +155,33 @@ describe('normalisers', () => {
     expect(tagged.body.data.map((a: { title: string }) => a.title)).toEqual(['Tags']);
     const door = await call(s.url, 'GET', '/door/members?email=Ann2@Example.com');
     expect(door.body.emails).toEqual(['ann2@example.com']);
+  });
+});
+
+describe('documents show it as served', () => {
+  it('OpenAPI: the slug is read-only and described, absent from bodies; normalisers are described', async () => {
+    const doc = (await call(s.url, 'GET', '/openapi.json')).body;
+    const schemas = doc.components.schemas;
+    expect(schemas.Article.properties.slug).toMatchObject({ type: 'string', readOnly: true, maxLength: 24 });
+    expect(schemas.Article.properties.slug.description).toBe(
+      'Set by the service: the slug of title, derived again when title changes; a value already taken gets a -2, -3… suffix.',
+    );
+    expect(schemas.Page.properties.slug.description).toContain('the slug of title, kept when it changes');
+    expect(Object.keys(schemas.ArticleCreate.properties)).toEqual(['title', 'tagList']);
+    expect(schemas.Article.properties.tagList.description).toBe(
+      'Normalised when it comes in (bodies and list filters): items trimmed and lower-cased, then the list de-duplicated and sorted.',
+    );
+    expect(schemas.Member.properties.email.description).toBe(
+      'Normalised when it comes in (bodies and list filters): trimmed and lower-cased.',
+    );
+    expect(schemas.Article.examples[0]).toMatchObject({ title: 'Example title', slug: 'example-title' });
+  });
+
+  it('the nine-part document lists both in the constraints column', async () => {
+    const md = renderDocs(s.plan, 'md');
+    expect(md).toContain(
+      '| `slug` | string |  | no |  | maxLength 24; unique; read-only; derived: the slug of title, derived again when title changes |  |',
+    );
+    expect(md).toContain('| `email` | string | email | no |  | unique; normalised: `trim`, `lower` |  |');
   });
 });

@@ -2,8 +2,7 @@ import { randomInt } from 'node:crypto';
 import type { FieldPlan, ResourcePlan } from '../../plan/types.ts';
 import type { RuntimeContext } from '../../runtime/context.ts';
 import { type Row, StoreError } from '../../storage/index.ts';
-import { kebabCase } from './naming.ts';
-import { isSlugOf, slugOf, withSuffix } from './slug.ts';
+import { derivedBase, isSlugOf, withSuffix } from './slug.ts';
 
 /** Clashes a write meets before it gives up; the last attempts use a random suffix, not the next number. */
 const MAX_ATTEMPTS = 8;
@@ -34,11 +33,7 @@ export interface DerivedWriter {
  */
 export const createDerivedWriter = (ctx: RuntimeContext, resource: ResourcePlan): DerivedWriter => {
   const derived = resource.fields.filter((f): f is DerivedField => f.derive !== undefined);
-  const fallback = kebabCase(resource.name);
-  const baseOf = (f: DerivedField, source: unknown) => {
-    const slug = typeof source === 'string' ? slugOf(source) : '';
-    return withSuffix(slug || fallback, '', f.derive.maxLength);
-  };
+  const baseOf = (f: DerivedField, source: unknown) => derivedBase(resource, f.derive, { [f.derive.from]: source });
 
   /** Values of `f` that start like every suffixed form of `base` would. */
   const takenLike = async (f: DerivedField, base: string): Promise<Set<string>> => {

@@ -1,4 +1,6 @@
 import slugify from '@sindresorhus/slugify';
+import type { DerivePlan } from '../../plan/types.ts';
+import { kebabCase } from './naming.ts';
 
 /**
  * The slug of a text: "How to Train Your Dragon" → `how-to-train-your-dragon`, "Déjà vu & Straße" →
@@ -29,4 +31,15 @@ export const isSlugOf = (value: unknown, base: string, maxLength?: number): bool
   if (value === withSuffix(base, '', maxLength)) return true;
   const m = /-(\d+)$/.exec(value);
   return m !== null && value === withSuffix(base, m[0], maxLength);
+};
+
+/** The value a derived field takes from `values` when nothing clashes (the resource's name when the source gives none). */
+export const derivedBase = (
+  resource: { readonly name: string },
+  derive: DerivePlan,
+  values: Readonly<Record<string, unknown>>,
+): string => {
+  const source = values[derive.from];
+  const slug = typeof source === 'string' ? slugOf(source) : '';
+  return withSuffix(slug || kebabCase(resource.name), '', derive.maxLength);
 };
