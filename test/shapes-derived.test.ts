@@ -185,3 +185,33 @@ describe('documents show it as served', () => {
     expect(md).toContain('| `email` | string | email | no |  | unique; normalised: `trim`, `lower` |  |');
   });
 });
+
+describe('a derived field added to a resource that has records', () => {
+  it('leaves them without a value until their next write, which derives one', async () => {
+    const before = `
+ninefold: 1
+service: { name: later }
+resources:
+  Note:
+    fields:
+      title: { type: string, required: true }
+endpoints:
+  Note: { operations: [get, create, update] }
+`;
+    const first = await serveSpec(before);
+    const note = (await call(first.url, 'POST', '/notes', { json: { title: 'Old note' } })).body;
+    await first.close();
+    const after = before.replace(
+      'title: { type: string, required: true }',
+      'title: { type: string, required: true }\n      slug: { type: string, unique: true, derive: { slug: title, onChange: keep } }',
+    );
+    const second = await serveSpec(after, { dbPath: first.dbPath });
+    try {
+      expect((await call(second.url, 'GET', `/notes/${note.id}`)).body.slug).toBeUndefined();
+      const touched = await call(second.url, 'PATCH', `/notes/${note.id}`, { json: {} });
+      expect(touched.body.slug).toBe('old-note');
+    } finally {
+      await second.close({ remove: true });
+    }
+  });
+});
