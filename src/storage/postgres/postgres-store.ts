@@ -102,6 +102,7 @@ export class PostgresStore implements Store {
       'list',
       'exists',
       'transaction',
+      'savepoint',
       'ping',
     ]);
   }
@@ -366,6 +367,10 @@ export class PostgresStore implements Store {
 
   async transaction<T>(fn: () => Promise<T>): Promise<T> {
     return this.#db.transaction(fn);
+  }
+
+  async savepoint<T>(fn: () => Promise<T>): Promise<T> {
+    return this.#db.savepoint(fn);
   }
 
   /** The store's tables are there (not dropped under it) and the server takes writes (no standby). */
