@@ -1,7 +1,7 @@
 import type { Operation, Plan, ResourcePlan } from '../../plan/types.ts';
 import { customEndpointErrors, errorResponses, resourceOperationErrors } from '../errors/openapi.ts';
 import { type OpenApiComponents, type OpenApiObject, ref, success } from '../openapi-model.ts';
-import { exampleCreate, exampleId, examplePatch, exampleRecord } from '../resources/example.ts';
+import { exampleCreate, exampleId, examplePatch } from '../resources/example.ts';
 import { pluralize, withArticle } from '../resources/naming.ts';
 import { resourceSchemaNames } from '../resources/openapi.ts';
 import { answerOf } from '../resources/view-openapi.ts';
