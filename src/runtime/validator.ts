@@ -24,8 +24,48 @@ const configured = (allErrors: boolean): Ajv => {
   return ajv;
 };
 
-/** One ajv per server: every body validator is compiled from it at start-up. */
+/** One ajv per server: every body validator is compiled from it (see compileLater). */
 export const createAjv = (): Ajv => configured(true);
+
+// An ajv compile costs milliseconds a schema while the process is young, and a service has dozens of schemas:
+// compiled all at start-up they were a third of the time `ninefold serve` took to answer (bench/RESULTS.md).
+// Each is compiled on its first use instead, and the server compiles the rest in the background as soon as it
+// listens (compileInBackground), so a request that comes later finds its validator ready.
+const pendingOf = new WeakMap<Ajv, (() => unknown)[]>();
+
+/**
+ * `compile`, run once, on the first call of the answer or by compileInBackground(ajv), whichever comes first.
+ * Schemas are made by Ninefold from a checked spec, so compiling them late cannot fail where early would not.
+ */
+export const compileLater = <T>(ajv: Ajv, compile: () => T): (() => T) => {
+  let done: { value: T } | undefined;
+  const get = () => {
+    done ??= { value: compile() };
+    return done.value;
+  };
+  let pending = pendingOf.get(ajv);
+  if (!pending) {
+    pending = [];
+    pendingOf.set(ajv, pending);
+  }
+  pending.push(get);
+  return get;
+};
+
+/** Compiles what compileLater left for later, one schema per turn of the event loop: requests are answered between. */
+export const compileInBackground = (ajv: Ajv): Promise<void> => {
+  const pending = pendingOf.get(ajv) ?? [];
+  pendingOf.delete(ajv);
+  return new Promise((done) => {
+    const next = () => {
+      const compile = pending.shift();
+      if (!compile) return done();
+      compile();
+      setImmediate(next);
+    };
+    setImmediate(next);
+  });
+};
 
 /** Each server's ajv gets a twin, configured the same way, that stops at the first error. */
 const firstErrorTwins = new WeakMap<Ajv, Ajv>();
@@ -142,10 +182,26 @@ export const compileBodyValidator = (
   schema: JsonSchema,
   readOnly: ReadonlySet<string> = new Set(),
 ): BodyValidator => {
-  const shapeOf = compileShapeCheck(schema);
-  const everyError = ajv.compile(schema);
-  // Compiled on first use, once: an ajv compile costs milliseconds a schema at start-up, and most services never
-  // receive a body this large.
+  // Many schemas repeat (every transition without input takes `{}`); ajv's own cache knows a schema by its object.
+  let compiled = validatorsOf.get(ajv);
+  if (!compiled) {
+    compiled = new Map();
+    validatorsOf.set(ajv, compiled);
+  }
+  const key = `${[...readOnly].join(',')}\n${JSON.stringify(schema)}`;
+  let validator = compiled.get(key);
+  if (!validator) {
+    validator = compileOne(ajv, schema, readOnly);
+    compiled.set(key, validator);
+  }
+  return validator;
+};
+
+const validatorsOf = new WeakMap<Ajv, Map<string, BodyValidator>>();
+
+const compileOne = (ajv: Ajv, schema: JsonSchema, readOnly: ReadonlySet<string>): BodyValidator => {
+  const compiled = compileLater(ajv, () => ({ shapeOf: compileShapeCheck(schema), everyError: ajv.compile(schema) }));
+  // Compiled on first use, once, and never in the background: most services never receive a body this large.
   let firstError: ValidateFunction | undefined;
   const firstErrorOnly = () => {
     firstError ??= firstErrorTwin(ajv).compile(schema);
@@ -166,6 +222,7 @@ export const compileBodyValidator = (
         locked.map((k) => ({ pointer: `#/${escapePointer(k)}`, code: 'read_only', message: `${k} is read-only` })),
       );
     }
+    const { shapeOf, everyError } = compiled();
     const shape = shapeOf(body, MAX_FIELD_ERRORS);
     const large = shape.values > MAX_VALUES_FOR_ALL_ERRORS;
     if (large && shape.problems > 0) {

@@ -1,8 +1,8 @@
 import { resolve } from 'node:path';
 import type { CustomEndpointPlan } from '../../plan/types.ts';
 import type { Handler, RuntimeContext } from '../../runtime/context.ts';
-import { compileBodyValidator } from '../../runtime/validator.ts';
-import { importModule } from '../../spec/load.ts';
+import { compileBodyValidator, compileLater } from '../../runtime/validator.ts';
+import { importModule } from '../../spec/import-module.ts';
 import { ANONYMOUS, type Principal } from '../auth/principal.ts';
 import { ApiError } from '../errors/api-error.ts';
 import type { EmitDeclared } from '../events/declared.ts';
@@ -72,7 +72,7 @@ export const compileCustomHandler = async (
         }
       : objectSchema(endpoint.response.fields, 'input')
     : undefined;
-  const validateResponse = responseSchema ? ctx.ajv.compile(responseSchema) : undefined;
+  const validateResponse = responseSchema ? compileLater(ctx.ajv, () => ctx.ajv.compile(responseSchema)) : undefined;
   const status = endpoint.response?.status ?? 200;
   const fail = (code: string, detail?: string): never => {
     throw new ApiError(code, detail);
@@ -99,7 +99,7 @@ export const compileCustomHandler = async (
       fail,
       emit,
     });
-    if (validateResponse && !validateResponse(result)) {
+    if (validateResponse && !validateResponse()(result)) {
       throw new Error(`custom endpoint ${endpoint.name} returned a response that does not match its declared shape`);
     }
     if (result === undefined) return { status: status === 200 ? 204 : status };
