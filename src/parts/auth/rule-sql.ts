@@ -1,5 +1,6 @@
-import { type ASTNode, parse, serialize } from '@marcbachmann/cel-js';
+import { type ASTNode, serialize } from '@marcbachmann/cel-js';
 import type { ResourcePlan } from '../../plan/types.ts';
+import { parseCel } from '../../spec/cel-parse.ts';
 import type { Condition } from '../../storage/index.ts';
 
 /** Evaluates, per caller, to the condition rows must meet; undefined when the rule cannot run as SQL. */
@@ -32,7 +33,7 @@ const SQL_TYPES = new Set(['string', 'integer', 'number', 'boolean', 'enum', 're
 export const compileRuleCondition = (expression: string, resource: ResourcePlan): ConditionFor | undefined => {
   let root: ASTNode;
   try {
-    root = parse(expression).ast;
+    root = parseCel(expression).ast;
   } catch {
     return undefined;
   }
@@ -46,13 +47,13 @@ export const compileRuleCondition = (expression: string, resource: ResourcePlan)
   };
   const value = (node: ASTNode): Part | undefined => {
     if (mentionsRecord(node)) return undefined;
-    const evaluate = parse(serialize(node));
+    const evaluate = parseCel(serialize(node));
     return (vars) => evaluate(vars as Record<string, unknown>);
   };
   const build = (node: ASTNode): Compiled | undefined => {
     const wrap = (run: (vars: { principal: unknown }) => Condition): Compiled => ({ [CONDITION]: true, run });
     if (!mentionsRecord(node)) {
-      const evaluate = parse(serialize(node));
+      const evaluate = parseCel(serialize(node));
       return wrap((vars) => {
         try {
           return { kind: 'const', value: evaluate(vars as Record<string, unknown>) === true };
