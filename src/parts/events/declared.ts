@@ -1,6 +1,5 @@
 import type { ValidateFunction } from 'ajv';
 import type { RuntimeContext } from '../../runtime/context.ts';
-import { compileLater } from '../../runtime/validator.ts';
 import { objectSchema } from '../resources/json-schema.ts';
 
 /** Writes a declared event: `type` is a name under `events.declared`, `payload` has its declared shape. */
@@ -18,7 +17,7 @@ export const declaredEmitter = (ctx: RuntimeContext): EmitDeclared => {
   const validators = new Map<string, () => ValidateFunction>(
     [...ctx.plan.events.declared].map(([type, e]) => [
       type,
-      compileLater(ctx.ajv, () => ctx.ajv.compile(objectSchema(e.payload, 'output'))),
+      ctx.schemas.later((ajv) => ajv.compile(objectSchema(e.payload, 'output'))),
     ]),
   );
   return async (type, payload) => {

@@ -26,8 +26,8 @@ export const compileRecordHandlers = (ctx: RuntimeContext, resource: ResourcePla
   const writer = createRecordWriter(resource);
   const readOnly = new Set<string>([...SYSTEM_FIELDS, ...resource.fields.filter((f) => f.readOnly).map((f) => f.name)]);
   const stateField = resource.states?.field;
-  const validateCreate = compileBodyValidator(ctx.ajv, createSchema(resource), readOnly);
-  const validatePatch = compileBodyValidator(ctx.ajv, patchSchema(resource), readOnly);
+  const validateCreate = compileBodyValidator(ctx.schemas, createSchema(resource), readOnly);
+  const validatePatch = compileBodyValidator(ctx.schemas, patchSchema(resource), readOnly);
   const writable = resource.fields.filter((f) => !f.readOnly);
 
   const owner = ctx.access.ownerOf(resource);
