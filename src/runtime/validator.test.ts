@@ -99,3 +99,23 @@ describe('compileShapeCheck', () => {
     expect(report.topLevelUnknownOnly).toBe(true);
   });
 });
+
+describe('SchemaCompiler', () => {
+  it('compiles a validator on its first use, or all of them in the background, once', async () => {
+    const compiles: string[] = [];
+    const compiler = new SchemaCompiler();
+    const first = compiler.later(() => compiles.push('first'));
+    compiler.later(() => compiles.push('second'));
+    expect(compiles).toEqual([]);
+    first();
+    expect(compiles).toEqual(['first']);
+    await compiler.compileInBackground();
+    first();
+    expect(compiles).toEqual(['first', 'second']);
+  });
+
+  it('a body validator is compiled once per schema', () => {
+    const compiler = new SchemaCompiler();
+    expect(compileBodyValidator(compiler, SCHEMA)).toBe(compileBodyValidator(compiler, { ...SCHEMA }));
+  });
+});
