@@ -1,5 +1,5 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { isBuiltin } from 'node:module';
+import { createRequire, isBuiltin } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -58,7 +58,8 @@ let building = 0;
 
 const compileModule = (absolute: string): Promise<Compiled> =>
   once(compiled, absolute, async () => {
-    const esbuild = await import('esbuild');
+    // require, not import(): esbuild is CommonJS, and import() would first scan its 100 kB for export names.
+    const esbuild = createRequire(import.meta.url)('esbuild') as typeof import('esbuild');
     building++;
     // Where the output would be written: source map paths are relative to it.
     const outdir = dirname(absolute);
