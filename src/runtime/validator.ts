@@ -37,7 +37,7 @@ const configured = (allErrors: boolean): Ajv => {
  * Where a server's validators come from: one ajv, made on first use, and the compiles left for later.
  *
  * An ajv compile costs milliseconds a schema while the process is young, and a service has dozens of schemas:
- * compiled all at start-up they were a third of the time `ninefold serve` took to answer (bench/RESULTS.md). Each
+ * compiled all at start-up they took a sixth of the CPU `ninefold serve` used to answer (bench/RESULTS.md). Each
  * is compiled on its first use instead (`later`), and the server compiles the rest in the background as soon as it
  * listens (`compileInBackground`), so a request that comes later finds its validator ready.
  */
