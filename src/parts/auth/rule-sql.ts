@@ -1,6 +1,7 @@
-import { type ASTNode, parse, serialize } from '@marcbachmann/cel-js';
+import { type ASTNode, serialize } from '@marcbachmann/cel-js';
 import type { ResourcePlan } from '../../plan/types.ts';
 import { CEL_COMPARE, MIRROR_COMPARE, mentions, SQL_COMPARABLE_TYPES } from '../../spec/cel-ast.ts';
+import { parseCel } from '../../spec/cel-parse.ts';
 import type { Condition } from '../../storage/index.ts';
 
 /** Evaluates, per caller, to the condition rows must meet; undefined when the rule cannot run as SQL. */
@@ -27,7 +28,7 @@ const SQL_TYPES = SQL_COMPARABLE_TYPES;
 export const compileRuleCondition = (expression: string, resource: ResourcePlan): ConditionFor | undefined => {
   let root: ASTNode;
   try {
-    root = parse(expression).ast;
+    root = parseCel(expression).ast;
   } catch {
     return undefined;
   }
@@ -41,13 +42,13 @@ export const compileRuleCondition = (expression: string, resource: ResourcePlan)
   };
   const value = (node: ASTNode): Part | undefined => {
     if (mentionsRecord(node)) return undefined;
-    const evaluate = parse(serialize(node));
+    const evaluate = parseCel(serialize(node));
     return (vars) => evaluate(vars as Record<string, unknown>);
   };
   const build = (node: ASTNode): Compiled | undefined => {
     const wrap = (run: (vars: { principal: unknown }) => Condition): Compiled => ({ [CONDITION]: true, run });
     if (!mentionsRecord(node)) {
-      const evaluate = parse(serialize(node));
+      const evaluate = parseCel(serialize(node));
       return wrap((vars) => {
         try {
           return { kind: 'const', value: evaluate(vars as Record<string, unknown>) === true };

@@ -1,4 +1,4 @@
-import { type ASTNode, parse } from '@marcbachmann/cel-js';
+import type { ASTNode } from '@marcbachmann/cel-js';
 import {
   CEL_COMPARE,
   type CompareOp,
@@ -8,6 +8,7 @@ import {
   SQL_COMPARABLE_TYPES,
   selectedField,
 } from '../../spec/cel-ast.ts';
+import { parseCel } from '../../spec/cel-parse.ts';
 
 /** The variables a computed field's value-side expressions read: the caller's subject and the principal. */
 export interface ComputedVars {
@@ -64,7 +65,7 @@ export const compileComputed = (
 ): ComputedQueryPlan | ComputedProblem => {
   let root: ASTNode;
   try {
-    root = parse(expression).ast;
+    root = parseCel(expression).ast;
   } catch (error) {
     return { kind: 'not-sql', reason: `does not parse: ${(error as Error).message.split('\n')[0]}` };
   }

@@ -34,8 +34,8 @@ export const compileRecordHandlers = (ctx: RuntimeContext, resource: ResourcePla
   ]);
   const shapes = createRecordShapes(ctx, resource);
   const stateField = resource.states?.field;
-  const validateCreate = compileBodyValidator(ctx.ajv, createSchema(resource), readOnly);
-  const validatePatch = compileBodyValidator(ctx.ajv, patchSchema(resource), readOnly);
+  const validateCreate = compileBodyValidator(ctx.schemas, createSchema(resource), readOnly);
+  const validatePatch = compileBodyValidator(ctx.schemas, patchSchema(resource), readOnly);
   const writable = resource.fields.filter((f) => !f.readOnly);
   const normalizer = createNormalizer(resource);
   const derived = createDerivedWriter(ctx, resource);
