@@ -252,6 +252,23 @@ export class PgPool {
     }
   }
 
+  /** Runs `fn` under a savepoint of the running transaction (see Store.savepoint); on its own outside one. */
+  async savepoint<T>(fn: () => Promise<T>): Promise<T> {
+    const tx = this.#context.getStore();
+    if (!tx || tx.committed || tx.released) return fn();
+    await tx.client.query('SAVEPOINT nf_try');
+    let result: T;
+    try {
+      result = await fn();
+    } catch (error) {
+      await tx.client.query('ROLLBACK TO SAVEPOINT nf_try');
+      await tx.client.query('RELEASE SAVEPOINT nf_try');
+      throw error;
+    }
+    await tx.client.query('RELEASE SAVEPOINT nf_try');
+    return result;
+  }
+
   /**
    * COMMIT, pipelined behind the writes still held. A transaction that never needed an answer and holds one write
    * runs it on its own (autocommit); one that holds none and never began sends nothing.
