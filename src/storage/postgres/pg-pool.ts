@@ -46,6 +46,8 @@ interface Transaction {
   began?: Promise<{ failed: unknown } | undefined>;
   /** Writes whose answer nobody waits for, not sent yet (see PgPool.write). */
   readonly held: Held[];
+  /** Savepoints under way: writes are sent and waited for, not held. */
+  eager: number;
   /** Writes sent on the client whose answers COMMIT waits for. */
   readonly sent: Promise<unknown>[];
   /** What the first of them failed with: the error the transaction fails with. */
@@ -154,7 +156,7 @@ export class PgPool {
    */
   async write(text: string, params: readonly unknown[] = []): Promise<void> {
     const tx = this.#context.getStore();
-    if (tx === undefined || tx.released || tx.committed) {
+    if (tx === undefined || tx.released || tx.committed || tx.eager > 0) {
       await this.result(text, params);
       return;
     }
@@ -217,7 +219,7 @@ export class PgPool {
    */
   async transaction<T>(fn: () => Promise<T>): Promise<T> {
     if (this.inTransaction) return fn();
-    const tx: Transaction = { held: [], sent: [], afterCommit: new Set(), committed: false, released: false };
+    const tx: Transaction = { held: [], sent: [], eager: 0, afterCommit: new Set(), committed: false, released: false };
     let broken: unknown;
     this.#active++;
     try {
@@ -256,16 +258,21 @@ export class PgPool {
   async savepoint<T>(fn: () => Promise<T>): Promise<T> {
     const tx = this.#context.getStore();
     if (!tx || tx.committed || tx.released) return fn();
-    await tx.client.query('SAVEPOINT nf_try');
+    const client = await this.#open(tx);
+    await client.query('SAVEPOINT nf_try');
+    // Under a savepoint a write's failure is the caller's to catch, at the write: none is held.
+    tx.eager++;
     let result: T;
     try {
       result = await fn();
     } catch (error) {
-      await tx.client.query('ROLLBACK TO SAVEPOINT nf_try');
-      await tx.client.query('RELEASE SAVEPOINT nf_try');
+      await client.query('ROLLBACK TO SAVEPOINT nf_try');
+      await client.query('RELEASE SAVEPOINT nf_try');
       throw error;
+    } finally {
+      tx.eager--;
     }
-    await tx.client.query('RELEASE SAVEPOINT nf_try');
+    await client.query('RELEASE SAVEPOINT nf_try');
     return result;
   }
 
