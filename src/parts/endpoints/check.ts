@@ -9,7 +9,7 @@ import { checkListOptions } from './check-list.ts';
 import { bindParentParam, pathParams } from './plan.ts';
 import { collectionPathOf, declaredRoutes, routeKey } from './routes.ts';
 
-const NOT_RESOURCES = new Set(['custom', 'basePath']);
+const NOT_RESOURCES = new Set(['custom', 'basePath', 'wire']);
 const HANDLER = /^[^#\s]+#[A-Za-z_$][\w$]*$/;
 
 /** Semantic checks of part: endpoints. */

@@ -1,9 +1,12 @@
 import type { ResourcePlan } from '../../plan/types.ts';
-import type { Handler, RuntimeContext } from '../../runtime/context.ts';
+import type { Handler, HandlerInput, RuntimeContext } from '../../runtime/context.ts';
 import type { Filter, ListQuery, ListResult, Row } from '../../storage/index.ts';
-import { createParentCheck } from '../resources/load-record.ts';
+import { ApiError } from '../errors/api-error.ts';
+import { createParentCheck, createReadableLookup } from '../resources/load-record.ts';
 import { createRecordWriter } from '../resources/record-io.ts';
-import { encodeCursor, parseListQuery } from './list-query.ts';
+import { compileListAnswer } from './list-answer.ts';
+import { encodeCursor, type ParsedList, parseListQuery } from './list-query.ts';
+import { createWireErrors, createWireRecord, type WireRecord } from './wire-runtime.ts';
 
 const SCAN_BATCH = 200;
 const MAX_SCANNED = 10_000;
@@ -22,15 +25,22 @@ export const listInProcess = async (
   const rows: Row[] = [];
   let after = query.after;
   let scanned = 0;
+  // Offset paging skips the first rows the caller may read, not the first rows of the table.
+  let skip = query.offset ?? 0;
+  const { offset: _offset, ...scan } = query;
   while (rows.length <= pageSize && scanned < MAX_SCANNED) {
     const batch = await ctx.store.list(resource.name, {
-      ...query,
+      ...scan,
       count: false,
       limit: SCAN_BATCH,
       ...(after ? { after } : {}),
     });
     scanned += batch.rows.length;
-    for (const row of batch.rows) if (rows.length <= pageSize && test(row)) rows.push(row);
+    for (const row of batch.rows) {
+      if (rows.length > pageSize || !test(row)) continue;
+      if (skip > 0) skip--;
+      else rows.push(row);
+    }
     const last = batch.rows.at(-1);
     if (batch.rows.length < SCAN_BATCH || !last) break;
     after = ctx.store.keysetOf(resource.name, query, last);
@@ -39,7 +49,7 @@ export const listInProcess = async (
   let total = 0;
   let cursor: readonly unknown[] | undefined;
   for (let seen = 0; seen < MAX_SCANNED; ) {
-    const { after: _skip, ...rest } = query;
+    const { after: _skip, offset: _from, ...rest } = query;
     const batch = await ctx.store.list(resource.name, {
       ...rest,
       count: false,
@@ -55,12 +65,57 @@ export const listInProcess = async (
   return { rows };
 };
 
-/** Compiles the list handler of a resource: `{data, nextCursor}` (and `total` with count=true). */
+/** A list whose answer is the engine's own `{data, nextCursor}`: written as it always was, nothing more. */
+const isConventional = (resource: ResourcePlan): boolean => {
+  const { wire } = resource;
+  const { list } = wire;
+  return (
+    wire.plain &&
+    wire.paging === 'cursor' &&
+    list.items === 'data' &&
+    list.next === 'nextCursor' &&
+    list.total === 'total' &&
+    list.hasMore === undefined &&
+    list.extras.length === 0
+  );
+};
+
+/** Compiles the list handler of a resource: `{data, nextCursor}` (and `total` with count=true), or its wire's shape. */
 export const compileListHandler = (ctx: RuntimeContext, resource: ResourcePlan): Handler => {
   const writer = createRecordWriter(resource);
   const writers = new Map(ctx.plan.resources.map((r) => [r.name, createRecordWriter(r)]));
+  const wireRecords = new Map(ctx.plan.resources.map((r) => [r.name, createWireRecord(r)]));
+  const onWire = wireRecords.get(resource.name) as WireRecord;
   const parentsOf = createParentCheck(ctx, resource);
-  return async (input) => {
+  const conventional = isConventional(resource);
+  const answer = compileListAnswer(ctx.plan.service.basePath, resource);
+  const errors = createWireErrors(resource, false);
+  const anchors = createReadableLookup(ctx, resource);
+
+  /** Reads the page's rows (one more than the page, to know whether more follow). */
+  const read = async (query: ListQuery, pageSize: number, test: ((row: Row) => boolean) | undefined) =>
+    test ? await listInProcess(ctx, resource, query, pageSize, test) : await ctx.store.list(resource.name, query);
+
+  /** starting_after / ending_before: the keyset of the record named, which must be one the caller may read. */
+  const anchored = async (
+    input: HandlerInput,
+    parsed: ParsedList,
+  ): Promise<{ query: ListQuery; backwards: boolean }> => {
+    const start = parsed.start;
+    if (start.style !== 'starting_after') return { query: parsed.query, backwards: false };
+    const id = start.startingAfter ?? start.endingBefore;
+    if (id === undefined) return { query: parsed.query, backwards: false };
+    const param = start.startingAfter !== undefined ? 'starting_after' : 'ending_before';
+    const row = await anchors(id, input.principal);
+    if (!row || resource.parentParams.some((p) => row[p.field] !== input.params[p.param]))
+      throw new ApiError('invalid_query', `${param} names no ${resource.name} of this list.`, undefined, { param });
+    const backwards = param === 'ending_before';
+    const sort = backwards ? parsed.query.sort.map((k) => ({ ...k, desc: !k.desc })) : parsed.query.sort;
+    const query = { ...parsed.query, sort };
+    return { query: { ...query, after: ctx.store.keysetOf(resource.name, query, row) }, backwards };
+  };
+
+  const handle: Handler = async (input) => {
     if (resource.parentParams.length) await parentsOf(input);
     const parents: Filter[] = resource.parentParams.map((p) => ({
       field: p.field,
@@ -70,22 +125,23 @@ export const compileListHandler = (ctx: RuntimeContext, resource: ResourcePlan):
     const hidden = ctx.access.hiddenFields(resource, input.principal);
     const parsed = parseListQuery(resource, input.query, parents, hidden);
     const rule = ctx.access.listFilter(resource, input.principal);
-    const query = rule && 'where' in rule ? { ...parsed.query, where: rule.where } : parsed.query;
-    const result =
-      rule && 'test' in rule
-        ? await listInProcess(ctx, resource, query, parsed.pageSize, rule.test)
-        : await ctx.store.list(resource.name, query);
+    const { query: asked, backwards } = await anchored(input, parsed);
+    const query = rule && 'where' in rule ? { ...asked, where: rule.where } : asked;
+    const result = await read(query, parsed.pageSize, rule && 'test' in rule ? rule.test : undefined);
     const page = result.rows.slice(0, parsed.pageSize);
+    if (backwards) page.reverse();
+    const hasMore = result.rows.length > parsed.pageSize;
     const last = page.at(-1);
     const nextCursor =
-      result.rows.length > parsed.pageSize && last
+      parsed.start.style === 'cursor' && hasMore && last
         ? encodeCursor(parsed.sortKey, ctx.store.keysetOf(resource.name, query, last))
         : null;
     const data: Array<Record<string, unknown>> = page.map((row) => writer.toApi(writer.visibleTo(row, hidden)));
     for (const name of parsed.expand) {
       const to = resource.fieldsByName.get(name)?.ref?.to;
       const targetWriter = to ? writers.get(to) : undefined;
-      if (!to || !targetWriter) continue;
+      const targetWire = to ? wireRecords.get(to) : undefined;
+      if (!to || !targetWriter || !targetWire) continue;
       const ids = [...new Set(page.map((r) => r[name]).filter((v): v is string => typeof v === 'string'))];
       const target = ctx.plan.resourcesByName.get(to);
       if (!target) continue;
@@ -95,12 +151,31 @@ export const compileListHandler = (ctx: RuntimeContext, resource: ResourcePlan):
         ctx.access.canRead(target, input.principal, r),
       );
       const targets = new Map(
-        readable.map((r: Row) => [r.id, targetWriter.toApi(targetWriter.visibleTo(r, targetHidden))]),
+        readable.map((r: Row) => [r.id, targetWire(targetWriter.toApi(targetWriter.visibleTo(r, targetHidden)))]),
       );
       for (const record of data)
         if (typeof record[name] === 'string') record[name] = targets.get(record[name] as string) ?? record[name];
     }
-    const body = JSON.stringify({ data, nextCursor, ...(result.total !== undefined ? { total: result.total } : {}) });
-    return { status: 200, body, headers: { 'content-type': 'application/json; charset=utf-8' } };
+    if (conventional) {
+      const body = JSON.stringify({ data, nextCursor, ...(result.total !== undefined ? { total: result.total } : {}) });
+      return { status: 200, body, headers: { 'content-type': 'application/json; charset=utf-8' } };
+    }
+    const start = parsed.start;
+    return answer(input, {
+      data: data.map(onWire),
+      nextCursor,
+      ...(result.total !== undefined ? { total: result.total } : {}),
+      // Backwards, the rows read past the page lie before it: more follow it when the anchor itself does.
+      hasMore,
+      ...(start.style === 'page' ? { page: { number: start.page, size: parsed.pageSize } } : {}),
+    });
+  };
+  if (conventional) return handle;
+  return async (input) => {
+    try {
+      return await handle(input);
+    } catch (error) {
+      throw errors(error);
+    }
   };
 };

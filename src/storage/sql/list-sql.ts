@@ -68,7 +68,7 @@ export const conditionSql = (
 export const listShapeKey = (q: ListQuery): string =>
   `${q.where ? `${conditionSql(() => '', q.where).sql}|` : ''}${q.filters.map((f) => `${f.field}:${f.op}:${Array.isArray(f.value) ? f.value.length : 1}`).join(',')}|${q.sort
     .map((s) => `${s.desc ? '-' : ''}${s.field}`)
-    .join(',')}|${q.after ? 'a' : ''}|${q.count ? 'c' : ''}`;
+    .join(',')}|${q.after ? 'a' : ''}|${q.count ? 'c' : ''}${q.offset !== undefined ? '|o' : ''}`;
 
 /**
  * Builds the SELECT of a list page. Field and operator names come only from the plan (allow-listed by the
@@ -167,7 +167,9 @@ export const buildListSql = (dialect: Dialect, resource: ResourcePlan, q: ListQu
   const keysetParams = (after: readonly unknown[]): unknown[] =>
     keys.flatMap((_, i) => [...after.slice(0, i), after[i]]);
   return {
-    select: dialect.placeholders(`SELECT ${columns} FROM ${table}${whereSql} ORDER BY ${order} LIMIT ?`),
+    select: dialect.placeholders(
+      `SELECT ${columns} FROM ${table}${whereSql} ORDER BY ${order} LIMIT ?${q.offset !== undefined ? ' OFFSET ?' : ''}`,
+    ),
     ...(q.count
       ? {
           count: dialect.placeholders(
@@ -180,6 +182,7 @@ export const buildListSql = (dialect: Dialect, resource: ResourcePlan, q: ListQu
       ...ruleParams(query),
       ...(query.after ? keysetParams(query.after) : []),
       query.limit,
+      ...(query.offset !== undefined ? [query.offset] : []),
     ],
     countParams: (query) => [...filterParams(query), ...ruleParams(query)],
   };
