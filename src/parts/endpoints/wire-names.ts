@@ -1,4 +1,4 @@
-import type { FieldPlan, WireNames } from '../../plan/types.ts';
+import type { FieldPlan, ResourcePlan, WireNames } from '../../plan/types.ts';
 import { ApiError } from '../errors/api-error.ts';
 import type { FieldSpec } from '../resources/field-schema.ts';
 import { snakeCase } from '../resources/naming.ts';
@@ -114,4 +114,17 @@ export const flatNames = (names: WireNames, into = new Map<string, string>()): M
     if (entry.inner) flatNames(entry.inner, into);
   }
   return into;
+};
+
+export type WireRecord = (record: Record<string, unknown>) => Record<string, unknown>;
+
+/** A record as the engine writes it, as this resource's wire shows it: renamed fields, then `object` after the id. */
+export const createWireRecord = (resource: ResourcePlan): WireRecord => {
+  const { names } = resource.wire;
+  const object = resource.object;
+  if (object === undefined) return (record) => toWire(record, names) as Record<string, unknown>;
+  return (record) => {
+    const { id, ...rest } = toWire(record, names) as Record<string, unknown>;
+    return { id, object, ...rest };
+  };
 };

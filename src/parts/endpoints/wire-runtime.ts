@@ -1,20 +1,9 @@
 import type { ResourcePlan, WireNames } from '../../plan/types.ts';
 import type { Handler, HandlerOutput } from '../../runtime/context.ts';
 import { ApiError, type FieldError } from '../errors/api-error.ts';
-import { flatNames, fromWire, toWire } from './wire-names.ts';
+import { createWireRecord, flatNames, fromWire, toWire } from './wire-names.ts';
 
-export type WireRecord = (record: Record<string, unknown>) => Record<string, unknown>;
-
-/** A record as the engine writes it, as this resource's wire shows it: renamed fields, then `object` after the id. */
-export const createWireRecord = (resource: ResourcePlan): WireRecord => {
-  const { names } = resource.wire;
-  const object = resource.object;
-  if (object === undefined) return (record) => toWire(record, names) as Record<string, unknown>;
-  return (record) => {
-    const { id, ...rest } = toWire(record, names) as Record<string, unknown>;
-    return { id, object, ...rest };
-  };
-};
+export { createWireRecord, type WireRecord } from './wire-names.ts';
 
 /** Renames the engine's field names quoted in a message (`firstName is read-only` → `first_name is read-only`). */
 const createMessageNamer = (resource: ResourcePlan) => {

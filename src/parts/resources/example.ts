@@ -1,4 +1,5 @@
 import type { ResourcePlan } from '../../plan/types.ts';
+import { createWireRecord, toWire } from '../endpoints/wire-names.ts';
 import type { FieldSpec } from './field-schema.ts';
 import { patternExample } from './pattern-example.ts';
 
@@ -109,7 +110,7 @@ export const exampleObject = (
   return out;
 };
 
-/** A record as the service returns it. */
+/** A record as the service returns it (in its wire's names, with its `object` member). */
 export const exampleRecord = (
   resource: ResourcePlan,
   resources: ReadonlyMap<string, ResourcePlan>,
@@ -121,7 +122,7 @@ export const exampleRecord = (
     else if (!f.readOnly || f.required || f.hasDefault || f.spec.example !== undefined)
       out[f.name] = exampleValue(f.spec, f.name, 'output', resources);
   }
-  return { ...out, createdAt: EXAMPLE_TIME, updatedAt: EXAMPLE_TIME };
+  return createWireRecord(resource)({ ...out, createdAt: EXAMPLE_TIME, updatedAt: EXAMPLE_TIME });
 };
 
 /** A create (or PUT) body: every writable field, except parent references given by the path. */
@@ -135,7 +136,7 @@ export const exampleCreate = (
     if (f.readOnly || fromPath.has(f.name)) continue;
     out[f.name] = exampleValue(f.spec, f.name, 'input', resources);
   }
-  return out;
+  return toWire(out, resource.wire.names) as Record<string, unknown>;
 };
 
 /** A merge patch: the first writable field that is not a reference, changed. */
@@ -146,5 +147,6 @@ export const examplePatch = (
   const f =
     resource.fields.find((x) => !x.readOnly && !x.ref && x.type !== 'array') ??
     resource.fields.find((x) => !x.readOnly);
-  return f ? { [f.name]: exampleValue(f.spec, f.name, 'input', resources) } : {};
+  const patch = f ? { [f.name]: exampleValue(f.spec, f.name, 'input', resources) } : {};
+  return toWire(patch, resource.wire.names) as Record<string, unknown>;
 };
