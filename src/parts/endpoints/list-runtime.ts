@@ -6,6 +6,7 @@ import { createParentCheck, createReadableLookup } from '../resources/load-recor
 import { createRecordWriter } from '../resources/record-io.ts';
 import { compileListAnswer } from './list-answer.ts';
 import { encodeCursor, type ParsedList, parseListQuery } from './list-query.ts';
+import { isConventionalList } from './wire-plan.ts';
 import { createWireErrors, createWireRecord, type WireRecord } from './wire-runtime.ts';
 
 const SCAN_BATCH = 200;
@@ -65,21 +66,6 @@ export const listInProcess = async (
   return { rows };
 };
 
-/** A list whose answer is the engine's own `{data, nextCursor}`: written as it always was, nothing more. */
-const isConventional = (resource: ResourcePlan): boolean => {
-  const { wire } = resource;
-  const { list } = wire;
-  return (
-    wire.plain &&
-    wire.paging === 'cursor' &&
-    list.items === 'data' &&
-    list.next === 'nextCursor' &&
-    list.total === 'total' &&
-    list.hasMore === undefined &&
-    list.extras.length === 0
-  );
-};
-
 /** Compiles the list handler of a resource: `{data, nextCursor}` (and `total` with count=true), or its wire's shape. */
 export const compileListHandler = (ctx: RuntimeContext, resource: ResourcePlan): Handler => {
   const writer = createRecordWriter(resource);
@@ -87,7 +73,8 @@ export const compileListHandler = (ctx: RuntimeContext, resource: ResourcePlan):
   const wireRecords = new Map(ctx.plan.resources.map((r) => [r.name, createWireRecord(r)]));
   const onWire = wireRecords.get(resource.name) as WireRecord;
   const parentsOf = createParentCheck(ctx, resource);
-  const conventional = isConventional(resource);
+  // A list whose answer is the engine's own `{data, nextCursor}` is written as it always was, nothing more.
+  const conventional = resource.wire.plain && isConventionalList(resource);
   const answer = compileListAnswer(ctx.plan.service.basePath, resource);
   const errors = createWireErrors(resource, false);
   const anchors = createReadableLookup(ctx, resource);

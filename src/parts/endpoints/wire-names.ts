@@ -128,3 +128,23 @@ export const createWireRecord = (resource: ResourcePlan): WireRecord => {
     return { id, object, ...rest };
   };
 };
+
+/** A map of fields keyed as the wire names them, nested objects (and arrays of them) too: for documents. */
+export const wireFields = (
+  fields: Readonly<Record<string, FieldSpec>>,
+  names: WireNames,
+): Record<string, FieldSpec> => {
+  if (names.out.size === 0) return { ...fields };
+  const rename = (spec: FieldSpec, inner: WireNames | undefined): FieldSpec => {
+    if (!inner) return spec;
+    if (spec.type === 'object' && spec.fields) return { ...spec, fields: wireFields(spec.fields, inner) };
+    if (spec.type === 'array' && spec.items) return { ...spec, items: rename(spec.items, inner) };
+    return spec;
+  };
+  return Object.fromEntries(
+    Object.entries(fields).map(([name, spec]) => {
+      const entry = names.out.get(name);
+      return [entry?.name ?? name, rename(spec, entry?.inner)];
+    }),
+  );
+};

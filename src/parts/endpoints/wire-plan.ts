@@ -1,4 +1,4 @@
-import type { FieldPlan, ListEnvelopePlan, PagingStyle, WirePlan } from '../../plan/types.ts';
+import type { FieldPlan, ListEnvelopePlan, PagingStyle, ResourcePlan, WirePlan } from '../../plan/types.ts';
 import type { ServiceSpec } from '../../spec/schema.ts';
 import { createPointerNamer, type Naming, recordNames, wireName } from './wire-names.ts';
 import type { ListEnvelopeSpec, WireSpec } from './wire-schema.ts';
@@ -57,4 +57,17 @@ export const planWire = (
     names,
     pointer: createPointerNamer(names),
   };
+};
+
+/** A list answered as the engine always has: `{data, nextCursor}`, cursor paging. */
+export const isConventionalList = (resource: ResourcePlan): boolean => {
+  const { paging, list } = resource.wire;
+  return (
+    paging === 'cursor' &&
+    list.items === 'data' &&
+    list.next === 'nextCursor' &&
+    list.total === 'total' &&
+    list.hasMore === undefined &&
+    list.extras.length === 0
+  );
 };
