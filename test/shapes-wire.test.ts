@@ -39,8 +39,22 @@ resources:
     fields:
       fullName: { type: string, required: true }
       address: { type: object, fields: { line1: { type: string }, postalCode: { type: string } } }
+  Invoice:
+    idPrefix: in
+    object: invoice
+    fields:
+      customer: { type: ref, to: Customer, required: true }
+      amountDue: { type: integer, required: true }
+    states:
+      field: status
+      initial: draft
+      transitions:
+        pay: { from: draft, to: paid, input: { paymentMethod: { type: string, required: true } } }
+events: { auto: true }
 endpoints:
   basePath: /v1
+  Invoice:
+    list: { filter: [customer], expand: [customer] }
   wire: { naming: snake_case, paging: starting_after, list: { extras: { object: list, url: "{path}" } } }
   Customer:
     path: /customers
@@ -234,6 +248,26 @@ describe('object member, list object and starting_after (Stripe)', () => {
     expect(((sorted.body as Json).data as Json[]).map((c) => c.full_name)).toEqual(['c7', 'c6']);
     const filtered = await call(s.url, 'GET', '/v1/customers?full_name=c3');
     expect(((filtered.body as Json).data as Json[]).map((c) => c.id)).toEqual([ids[3]]);
+  });
+
+  it('takes a transition input and expands references in wire names, and events carry the wire shape', async () => {
+    const created = await call(s.url, 'POST', '/v1/invoices', { json: { customer: ids[0], amount_due: 500 } });
+    expect(created.status).toBe(201);
+    const invoice = created.body as Json;
+    expect(invoice).toMatchObject({ object: 'invoice', amount_due: 500, status: 'draft' });
+    const bad = await call(s.url, 'POST', `/v1/invoices/${invoice.id}/pay`, { json: { paymentMethod: 'card' } });
+    expect(bad.status).toBe(422);
+    const paid = await call(s.url, 'POST', `/v1/invoices/${invoice.id}/pay`, { json: { payment_method: 'card' } });
+    expect(paid.status).toBe(200);
+    expect(paid.body).toMatchObject({ id: invoice.id, object: 'invoice', status: 'paid', amount_due: 500 });
+    const listed = await call(s.url, 'GET', `/v1/invoices?customer=${ids[0]}&expand=customer`);
+    const first = ((listed.body as Json).data as Json[])[0] as Json;
+    expect(first.customer).toMatchObject({ id: ids[0], object: 'customer', full_name: 'c0' });
+    const events = (await call(s.url, 'GET', '/v1/events?type=Invoice.created,Invoice.paid')).body as Json;
+    const [made, took] = events.data as Array<{ type: string; data: Json }>;
+    expect(made?.data.record).toMatchObject({ id: invoice.id, object: 'invoice', amount_due: 500 });
+    expect(made?.data.record).not.toHaveProperty('amountDue');
+    expect(took).toMatchObject({ type: 'Invoice.paid', data: { input: { payment_method: 'card' } } });
   });
 
   it('refuses bad paging parameters, naming them', async () => {
