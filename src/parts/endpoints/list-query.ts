@@ -194,7 +194,8 @@ export const parseListQuery = (
     sortText !== undefined
       ? parseSort(sortText).map((k) => ({ ...k, field: engine(k.field) }))
       : [...resource.list.defaultSort];
-  for (const [i, key] of sort.entries()) {
+  for (let i = 0; i < sort.length; i++) {
+    const key = sort[i] as SortKey;
     if (!resource.list.sort.includes(key.field) || !fieldOf(key.field)) {
       const named = sortText !== undefined ? (parseSort(sortText)[i]?.field ?? key.field) : key.field;
       throw new ApiError(
@@ -262,15 +263,13 @@ export const parseListQuery = (
     start.style === 'offset' ? start.offset : start.style === 'page' ? (start.page - 1) * pageSize : undefined;
   const total = resource.wire.list.total !== undefined;
   const count = style === 'cursor' ? countText === 'true' : style === 'page' || (style === 'offset' && total);
+  // Built as before for cursor paging (one spread at most): the query object is on every list's hot path.
+  const limit = pageSize + 1;
   return {
-    query: {
-      filters,
-      sort,
-      ...(after ? { after } : {}),
-      limit: pageSize + 1,
-      ...(offset !== undefined ? { offset } : {}),
-      count,
-    },
+    query:
+      offset === undefined
+        ? { filters, sort, ...(after ? { after } : {}), limit, count }
+        : { filters, sort, limit, offset, count },
     pageSize,
     expand,
     sortKey,

@@ -80,8 +80,8 @@ export const compileListHandler = (ctx: RuntimeContext, resource: ResourcePlan):
   const anchors = createReadableLookup(ctx, resource);
 
   /** Reads the page's rows (one more than the page, to know whether more follow). */
-  const read = async (query: ListQuery, pageSize: number, test: ((row: Row) => boolean) | undefined) =>
-    test ? await listInProcess(ctx, resource, query, pageSize, test) : await ctx.store.list(resource.name, query);
+  const read = (query: ListQuery, pageSize: number, test: ((row: Row) => boolean) | undefined) =>
+    test ? listInProcess(ctx, resource, query, pageSize, test) : ctx.store.list(resource.name, query);
 
   /** starting_after / ending_before: the keyset of the record named, which must be one the caller may read. */
   const anchored = async (
@@ -112,7 +112,10 @@ export const compileListHandler = (ctx: RuntimeContext, resource: ResourcePlan):
     const hidden = ctx.access.hiddenFields(resource, input.principal);
     const parsed = parseListQuery(resource, input.query, parents, hidden);
     const rule = ctx.access.listFilter(resource, input.principal);
-    const { query: asked, backwards } = await anchored(input, parsed);
+    const { query: asked, backwards } =
+      parsed.start.style === 'starting_after'
+        ? await anchored(input, parsed)
+        : { query: parsed.query, backwards: false };
     const query = rule && 'where' in rule ? { ...asked, where: rule.where } : asked;
     const result = await read(query, parsed.pageSize, rule && 'test' in rule ? rule.test : undefined);
     const page = result.rows.slice(0, parsed.pageSize);
