@@ -157,7 +157,7 @@ describe('envelopes and snake_case (Conduit)', () => {
     expect(listed.body).toHaveProperty('next_cursor', null);
     const engineName = await call(s.url, 'GET', '/profiles?userName=amy');
     expect(engineName.status).toBe(400);
-    expect((engineName.body as Json).detail).toContain('filterable: user_name');
+    expect((engineName.body as Json).detail).toBe('Cannot filter on "userName"; filterable: user_name.');
   });
 
   it('pages articles by limit and offset, with a count, to the end', async () => {

@@ -7,7 +7,7 @@ import { createRecordWriter } from '../resources/record-io.ts';
 import { compileListAnswer } from './list-answer.ts';
 import { encodeCursor, type ParsedList, parseListQuery } from './list-query.ts';
 import { isConventionalList } from './wire-plan.ts';
-import { createWireErrors, createWireRecord, type WireRecord } from './wire-runtime.ts';
+import { createWireRecord, type WireRecord } from './wire-runtime.ts';
 
 const SCAN_BATCH = 200;
 const MAX_SCANNED = 10_000;
@@ -76,7 +76,6 @@ export const compileListHandler = (ctx: RuntimeContext, resource: ResourcePlan):
   // A list whose answer is the engine's own `{data, nextCursor}` is written as it always was, nothing more.
   const conventional = resource.wire.plain && isConventionalList(resource);
   const answer = compileListAnswer(ctx.plan.service.basePath, resource);
-  const errors = createWireErrors(resource, false);
   const anchors = createReadableLookup(ctx, resource);
 
   /** Reads the page's rows (one more than the page, to know whether more follow). */
@@ -102,6 +101,7 @@ export const compileListHandler = (ctx: RuntimeContext, resource: ResourcePlan):
     return { query: { ...query, after: ctx.store.keysetOf(resource.name, query, row) }, backwards };
   };
 
+  // Its refusals already name fields and parameters as the wire does (list-query.ts reads wire names).
   const handle: Handler = async (input) => {
     if (resource.parentParams.length) await parentsOf(input);
     const parents: Filter[] = resource.parentParams.map((p) => ({
@@ -155,17 +155,10 @@ export const compileListHandler = (ctx: RuntimeContext, resource: ResourcePlan):
       data: data.map(onWire),
       nextCursor,
       ...(result.total !== undefined ? { total: result.total } : {}),
-      // Backwards, the rows read past the page lie before it: more follow it when the anchor itself does.
+      // With ending_before the rows read past the page lie before it: has_more then says more records precede it.
       hasMore,
       ...(start.style === 'page' ? { page: { number: start.page, size: parsed.pageSize } } : {}),
     });
   };
-  if (conventional) return handle;
-  return async (input) => {
-    try {
-      return await handle(input);
-    } catch (error) {
-      throw errors(error);
-    }
-  };
+  return handle;
 };
