@@ -125,6 +125,41 @@ resources:
     expected: ['conflicting-flags@6:42', 'conflicting-flags@7:42'],
   },
   {
+    rule: 'derived and normalisers',
+    spec: `ninefold: 1
+service: { name: s }
+resources:
+  A:
+    fields:
+      title: { type: string }
+      secret: { type: string, writeOnly: true }
+      n: { type: integer, normalize: [trim] }
+      s: { type: string, normalize: [lower, sort] }
+      tags: { type: array, items: { type: string }, normalize: [trim, dedupe, sort] }
+      objs: { type: array, items: { type: object, fields: { k: { type: string, normalize: [upper] } } }, normalize: [sort] }
+      slug: { type: string, unique: true, derive: { slug: title } }
+      loose: { type: string, derive: { slug: title, onChange: keep } }
+      num: { type: integer, unique: true, default: 1, derive: { slug: titel } }
+      fromSecret: { type: string, unique: true, derive: { slug: secret } }
+      fromSlug: { type: string, unique: true, derive: { slug: slug } }
+      fromN: { type: string, unique: true, derive: { slug: n } }
+      meta: { type: object, fields: { x: { type: string, derive: { slug: title } } } }
+`,
+    expected: [
+      'invalid-normalize@8:39',
+      'invalid-normalize@9:45',
+      'invalid-normalize@11:118',
+      'derived-not-unique@13:30',
+      'invalid-derive@14:52',
+      'invalid-derive@14:63',
+      'unknown-field@14:71',
+      'invalid-derive@15:65',
+      'invalid-derive@16:63',
+      'invalid-derive@17:60',
+      'nested-field-flag@18:58',
+    ],
+  },
+  {
     rule: 'nested',
     spec: `ninefold: 1
 service: { name: s }

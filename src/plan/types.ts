@@ -1,6 +1,6 @@
 import type { AuthPlan } from '../parts/auth/plan.ts';
 import type { EventsPlan } from '../parts/events/plan.ts';
-import type { FieldSpec, FieldType } from '../parts/resources/field-schema.ts';
+import type { FieldSpec, FieldType, NormalizeOp } from '../parts/resources/field-schema.ts';
 import type { ServiceSpec } from '../spec/schema.ts';
 import type { Rate } from '../spec/units.ts';
 
@@ -44,6 +44,20 @@ export interface FieldPlan {
   readonly ref?: { readonly to: string; readonly onDelete: 'restrict' | 'cascade' | 'setNull' };
   /** True for the state field of a state machine (read-only, set by transitions). */
   readonly isState?: boolean;
+  /** The field's own normalisers, in the spec's order (fields nested in it may have theirs); see resources/normalize.ts. */
+  readonly normalize?: readonly NormalizeOp[];
+  /** Set for a field the service derives from another one and stores (read-only on the wire). */
+  readonly derive?: DerivePlan;
+}
+
+/** How a derived field gets its value: the slug of `from`, unique with a `-2`, `-3`… suffix when declared unique. */
+export interface DerivePlan {
+  readonly kind: 'slug';
+  readonly from: string;
+  /** `rederive`: a write that changes `from` derives the value again; `keep`: the first value stays. */
+  readonly onChange: 'rederive' | 'keep';
+  /** The field's maxLength: slugs (with their suffix) are cut to fit. */
+  readonly maxLength?: number;
 }
 
 export interface TransitionPlan {

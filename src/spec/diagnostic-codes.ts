@@ -95,6 +95,22 @@ export const DIAGNOSTIC_CODES = {
     part: 'resources',
     summary: 'Flags that cannot hold together (readOnly and writeOnly, required and readOnly without default…).',
   },
+  'invalid-derive': {
+    severity: 'error',
+    part: 'resources',
+    summary:
+      'A derived field that cannot be derived: not a string, from a field that is not a string, or with a default.',
+  },
+  'derived-not-unique': {
+    severity: 'warning',
+    part: 'resources',
+    summary: 'A derived slug without `unique: true`: two records may get the same one, with no suffix.',
+  },
+  'invalid-normalize': {
+    severity: 'error',
+    part: 'resources',
+    summary: 'A normaliser that does not apply to the field type (sort on a string, lower on an integer).',
+  },
   // states
   'unknown-state': {
     severity: 'error',

@@ -372,6 +372,13 @@ export interface Store {
   exists(resource: string, field: string, value: unknown): Promise<boolean>;
   /** Runs `fn` in one write transaction: all its writes commit together or not at all. */
   transaction<T>(fn: () => Promise<T>): Promise<T>;
+  /**
+   * Runs record writes (insert, update, delete) that may fail, such as an insert that may meet a unique value, so
+   * that a failure undoes only them and the running transaction goes on (a savepoint); outside a transaction it
+   * runs `fn` as it is. Retrying a unique clash inside a request needs it: PostgreSQL refuses every statement of a
+   * transaction after a failed one.
+   */
+  savepoint<T>(fn: () => Promise<T>): Promise<T>;
   readonly idempotency: IdempotencyStore;
   readonly stateLog: StateLog;
   readonly apiKeys: ApiKeyStore;

@@ -4,6 +4,7 @@ import type { FilterOp, ListQuery, Row } from '../../storage/index.ts';
 import { routeAccess } from '../auth/route-access.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { createReadableLookup, notFound } from '../resources/load-record.ts';
+import { normalizeFilterValue } from '../resources/normalize.ts';
 import { createRecordWriter } from '../resources/record-io.ts';
 import type { RecordHandlers } from '../resources/runtime.ts';
 import { listInProcess } from './list-runtime.ts';
@@ -82,6 +83,12 @@ const compileDoor = (ctx: RuntimeContext, resource: ResourcePlan, h: RecordHandl
     return name;
   };
 
+  /** A filter value as the field stores it (its declared normalisers), like a list request's. */
+  const normalized = (name: string, op: RecordFilterOp, value: unknown) => {
+    const f = resource.fieldsByName.get(name);
+    return f ? normalizeFilterValue(f, op, value) : value;
+  };
+
   /** The params of the generated item route: the id, and the parents of a nested path taken from the record. */
   const itemParams = async (input: HandlerInput, id: string): Promise<Record<string, string>> => {
     if (resource.parentParams.length === 0) return { id };
@@ -116,7 +123,7 @@ const compileDoor = (ctx: RuntimeContext, resource: ResourcePlan, h: RecordHandl
         filters: (query.filters ?? []).map((f) => ({
           field: field(hidden, f.field, 'invalid_filter'),
           op: f.op ?? 'eq',
-          value: f.value,
+          value: normalized(f.field, f.op ?? 'eq', f.value),
         })),
         sort: (query.sort ?? []).map((s) => ({ field: field(hidden, s.field, 'invalid_sort'), desc: s.desc === true })),
         limit,

@@ -1,5 +1,6 @@
 import { type CheckContext, isRecord } from '../../spec/check-context.ts';
 import { suggestion } from '../../spec/validate-shape.ts';
+import { checkDerived } from './check-derived.ts';
 import { checkFields } from './check-field.ts';
 import { knownFieldNames, resourceMap } from './lookup.ts';
 
@@ -17,6 +18,7 @@ export const checkResources = (ctx: CheckContext): void => {
 
     checkFields(scope, resource.fields, ['resources', name, 'fields'], true);
     checkIndexes(ctx, name, resource);
+    checkDerived(ctx, name, resource);
   }
 };
 

@@ -1,4 +1,5 @@
 import type { FieldPlan, ResourcePlan } from '../../plan/types.ts';
+import { derivedSentence, normalizedSentence } from './field-notes.ts';
 import type { FieldSpec } from './field-schema.ts';
 import { rangeProblem } from './value-problem.ts';
 
@@ -57,11 +58,18 @@ const withNull = (schema: JsonSchema, nullable: boolean): JsonSchema => {
   return { anyOf: [schema, { type: 'null' }] };
 };
 
-/** The field's description, with who may read and write it when only some roles may. */
+/** The field's description, with how the service sets or rewrites it, and who may read and write it. */
 const descriptionOf = (f: FieldSpec): string | undefined => {
   const roles = (verb: string, list: readonly string[] | undefined) =>
     list?.length ? `Only roles ${list.join(', ')} may ${verb} this field.` : undefined;
-  const text = [f.description, decimalBounds(f), roles('see', f.readableBy), roles('set', f.writableBy)]
+  const text = [
+    f.description,
+    decimalBounds(f),
+    derivedSentence(f),
+    normalizedSentence(f),
+    roles('see', f.readableBy),
+    roles('set', f.writableBy),
+  ]
     .filter(Boolean)
     .join(' ');
   return text || undefined;

@@ -1,4 +1,4 @@
-import type { FieldPlan, ResourcePlan } from '../../plan/types.ts';
+import type { DerivePlan, FieldPlan, ResourcePlan } from '../../plan/types.ts';
 import type { ServiceSpec } from '../../spec/schema.ts';
 import { planResourceEndpoints } from '../endpoints/plan.ts';
 import { planStateMachine } from '../states/plan.ts';
@@ -6,21 +6,39 @@ import type { FieldSpec } from './field-schema.ts';
 import { snakeCase } from './naming.ts';
 import type { ResourceSpec } from './schema.ts';
 
-export const planField = (name: string, spec: FieldSpec, isState = false): FieldPlan => ({
-  name,
-  type: spec.type,
-  spec,
-  required: spec.required === true,
-  nullable: spec.nullable === true,
-  readOnly: spec.readOnly === true || isState,
-  writeOnly: spec.writeOnly === true,
-  unique: spec.unique === true,
-  column: snakeCase(name),
-  hasDefault: spec.default !== undefined,
-  ...(spec.default !== undefined ? { default: spec.default } : {}),
-  ...(spec.type === 'ref' && spec.to ? { ref: { to: spec.to, onDelete: spec.onDelete ?? 'restrict' } } : {}),
-  ...(isState ? { isState: true } : {}),
-});
+/** How a field's `derive` is served; `onChange` defaults to rederive. */
+const derivePlan = (spec: FieldSpec): DerivePlan | undefined =>
+  spec.derive
+    ? {
+        kind: 'slug',
+        from: spec.derive.slug,
+        onChange: spec.derive.onChange ?? 'rederive',
+        ...(spec.maxLength !== undefined ? { maxLength: spec.maxLength } : {}),
+      }
+    : undefined;
+
+export const planField = (name: string, declared: FieldSpec, isState = false): FieldPlan => {
+  const derive = derivePlan(declared);
+  // A derived field is read-only wherever its spec is read (validators, documents): the service sets it.
+  const spec = derive ? { ...declared, readOnly: true } : declared;
+  return {
+    name,
+    type: spec.type,
+    spec,
+    required: spec.required === true,
+    nullable: spec.nullable === true,
+    readOnly: spec.readOnly === true || isState,
+    writeOnly: spec.writeOnly === true,
+    unique: spec.unique === true,
+    column: snakeCase(name),
+    hasDefault: spec.default !== undefined,
+    ...(spec.default !== undefined ? { default: spec.default } : {}),
+    ...(spec.type === 'ref' && spec.to ? { ref: { to: spec.to, onDelete: spec.onDelete ?? 'restrict' } } : {}),
+    ...(isState ? { isState: true } : {}),
+    ...(spec.normalize?.length ? { normalize: spec.normalize } : {}),
+    ...(derive ? { derive } : {}),
+  };
+};
 
 export const planResource = (
   spec: ServiceSpec,

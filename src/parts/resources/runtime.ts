@@ -4,9 +4,11 @@ import { compileBodyValidator } from '../../runtime/validator.ts';
 import type { Row } from '../../storage/index.ts';
 import { hashPassword, isPasswordHash } from '../auth/passwords.ts';
 import { ApiError } from '../errors/api-error.ts';
+import { createDerivedWriter } from './derived-fields.ts';
 import { createSchema, patchSchema } from './json-schema.ts';
 import { createParentCheck, createRecordLoader, expectRevision } from './load-record.ts';
 import { mergePatch } from './merge-patch.ts';
+import { createNormalizer } from './normalize.ts';
 import { createRecordWriter, etagOf, newId } from './record-io.ts';
 import { checkReferences, releaseReferences } from './references.ts';
 import { SYSTEM_FIELDS } from './system-fields.ts';
@@ -29,6 +31,8 @@ export const compileRecordHandlers = (ctx: RuntimeContext, resource: ResourcePla
   const validateCreate = compileBodyValidator(ctx.ajv, createSchema(resource), readOnly);
   const validatePatch = compileBodyValidator(ctx.ajv, patchSchema(resource), readOnly);
   const writable = resource.fields.filter((f) => !f.readOnly);
+  const normalizer = createNormalizer(resource);
+  const derived = createDerivedWriter(ctx, resource);
 
   const owner = ctx.access.ownerOf(resource);
   const passwords = [...(ctx.passwordFields.get(resource.name) ?? [])];
@@ -132,9 +136,11 @@ export const compileRecordHandlers = (ctx: RuntimeContext, resource: ResourcePla
     if (owner && subject && !sentOwner && body !== null && typeof body === 'object' && !Array.isArray(body)) {
       body = { ...body, [owner]: subject };
     }
+    body = normalizer.input(body);
     const invalid = validateCreate(body);
     if (invalid) throw invalid;
     const values = writableValues(body as Record<string, unknown>, true);
+    normalizer.arrays(values);
     bindParents(input, values);
     if (owner && sentOwner && values[owner] !== subject && !ctx.access.explicitCreate(resource)) throw readOnlyOwner();
     try {
@@ -152,7 +158,7 @@ export const compileRecordHandlers = (ctx: RuntimeContext, resource: ResourcePla
       if (f.readOnly && row[f.name] === undefined) row[f.name] = f.hasDefault ? structuredClone(f.default) : null;
     }
     if (resource.states && stateField) row[stateField] = resource.states.initial;
-    await ctx.store.insert(resource.name, row);
+    await derived.insert(row);
     // The answer is serialised before the hooks run (none changes the row): when it shows the whole record, the
     // created event reuses its text.
     const hidden = ctx.access.hiddenFields(resource, input.principal);
@@ -199,7 +205,7 @@ export const compileRecordHandlers = (ctx: RuntimeContext, resource: ResourcePla
     await checkReferences(ctx, resource, changes, input.principal);
     await hashPasswords(changes);
     changes.updatedAt = ctx.now().toISOString();
-    const row = await ctx.store.update(resource.name, current.id, changes, { revision });
+    const row = await derived.update(current, changes, revision);
     if (!row)
       throw new ApiError('precondition_failed', 'The record changed while it was being written; read it again.');
     await runHooks(ctx, { kind: 'updated', resource, before: current, after: row, actor: input.caller });
@@ -209,24 +215,27 @@ export const compileRecordHandlers = (ctx: RuntimeContext, resource: ResourcePla
   const update: Handler = async (input) => {
     rejectStateWrite(input.body);
     rejectLocked(input);
-    const invalid = validatePatch(input.body);
+    const patch = normalizer.input(input.body);
+    const invalid = validatePatch(patch);
     if (invalid) throw invalid;
     const current = await load(input);
-    const merged = mergePatch(writableValues(current, false), input.body) as Record<string, unknown>;
+    const merged = mergePatch(writableValues(current, false), patch) as Record<string, unknown>;
     const whole = Object.fromEntries(Object.entries(merged).filter(([, v]) => v !== null && v !== undefined));
     const stillValid = validateCreate(whole);
     if (stillValid) throw stillValid;
+    normalizer.arrays(merged);
     return write(input, merged, current);
   };
 
   const replace: Handler = async (input) => {
     rejectStateWrite(input.body);
     rejectLocked(input);
-    const invalid = validateCreate(input.body);
+    const body = normalizer.input(input.body) as Record<string, unknown>;
+    const invalid = validateCreate(body);
     if (invalid) throw invalid;
     const current = await load(input);
-    const body = input.body as Record<string, unknown>;
     const values = writableValues(body, true);
+    normalizer.arrays(values);
     // A field the caller may not read or write is not the caller's to replace: left out, it keeps its value.
     const kept = [
       ...ctx.access.hiddenFields(resource, input.principal),

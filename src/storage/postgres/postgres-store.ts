@@ -101,6 +101,7 @@ export class PostgresStore implements Store {
       'list',
       'exists',
       'transaction',
+      'savepoint',
       'ping',
     ]);
   }
@@ -351,6 +352,10 @@ export class PostgresStore implements Store {
 
   async transaction<T>(fn: () => Promise<T>): Promise<T> {
     return this.#db.transaction(fn);
+  }
+
+  async savepoint<T>(fn: () => Promise<T>): Promise<T> {
+    return this.#db.savepoint(fn);
   }
 
   /** The store's tables are there (not dropped under it) and the server takes writes (no standby). */

@@ -46,6 +46,7 @@ const STORE_METHODS = [
   'list',
   'exists',
   'transaction',
+  'savepoint',
   'ping',
 ] as const satisfies ReadonlyArray<keyof SqliteStore>;
 
@@ -276,6 +277,10 @@ export class SqliteStore implements Store {
   /** One write transaction per call; concurrent calls are committed together (see group-commit.ts). */
   async transaction<T>(fn: () => Promise<T>): Promise<T> {
     return this.#group.run(fn);
+  }
+
+  async savepoint<T>(fn: () => Promise<T>): Promise<T> {
+    return this.#group.savepoint(fn);
   }
 
   /** The file is still the one opened (a stat), answers a query, and takes writes (see GroupCommit.probe). */
