@@ -14,7 +14,7 @@ import { createSchema } from '../src/parts/resources/json-schema.ts';
 import { buildPlan } from '../src/plan/build-plan.ts';
 import { inspectJson } from '../src/runtime/body.ts';
 import { createServer } from '../src/runtime/server.ts';
-import { compileBodyValidator, createAjv } from '../src/runtime/validator.ts';
+import { compileBodyValidator, SchemaCompiler } from '../src/runtime/validator.ts';
 import { checkSource } from '../src/spec/check.ts';
 import { parseSpecText } from '../src/spec/load.ts';
 import { SqliteStore } from '../src/storage/index.ts';
@@ -38,7 +38,7 @@ if (!checked.spec) throw new Error('spec has errors');
 const plan = buildPlan(checked.spec, process.cwd());
 const resource = plan.resourcesByName.get('User');
 if (!resource) throw new Error('no User');
-const validate = compileBodyValidator(createAjv(), createSchema(resource));
+const validate = compileBodyValidator(new SchemaCompiler(), createSchema(resource));
 const render = createProblemRenderer(plan.errors);
 
 const bodies: Record<string, string> = {

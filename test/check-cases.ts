@@ -567,4 +567,52 @@ versioning:
       'unknown-version@24:5',
     ],
   },
+  {
+    rule: 'views and computed fields',
+    spec: `ninefold: 1
+service: { name: s }
+resources:
+  User:
+    fields:
+      username: { type: string }
+      tags: { type: array, items: { type: string } }
+    views:
+      Profile:
+        fields: [username, bioo]
+        computed:
+          following: { type: boolean, cel: "exists(Follow, f, f.follower == caller && f.folowee == record.id)" }
+      Page: { fields: [username] }
+  Follow:
+    fields:
+      follower: { type: ref, to: User, view: Profil }
+      followee: { type: ref, to: User }
+      note: { type: string, view: Profile }
+    computed:
+      follower: { type: boolean, cel: "exists(User, u, u.id == record.follower)" }
+      many: { type: integer, cel: "count(Folow, f, f.follower == caller)" }
+      either: { type: boolean, cel: "exists(Follow, f, f.follower == caller || f.followee == caller)" }
+      tagged: { type: boolean, cel: "exists(User, u, u.tags == record.note)" }
+      typed: { type: integer, cel: "exists(User, u, u.id == caller)" }
+endpoints:
+  User:
+    overrides:
+      get: { view: Profile }
+      list: { view: Card }
+      delete: { view: Profile }
+`,
+    expected: [
+      'unknown-view-field@10:28',
+      'unknown-computed-name@12:87',
+      'view-name-clash@13:7',
+      'unknown-view@16:46',
+      'constraint-type-mismatch@18:35',
+      'view-name-clash@20:7',
+      'unknown-computed-name@21:42',
+      'computed-not-sql@22:56',
+      'computed-not-sql@23:54',
+      'computed-not-sql@24:37',
+      'unknown-view@29:21',
+      'unknown-view@30:23',
+    ],
+  },
 ];

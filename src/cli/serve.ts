@@ -1,5 +1,7 @@
 import { existsSync, rmSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { createDrain, DEFAULT_GRACE_MS } from '../runtime/drain.ts';
+import { precompileModule } from '../spec/import-module.ts';
 import type { Store } from '../storage/store.ts';
 import { type Command, HELP_OPTION, readArgs, usageError } from './command.ts';
 import { loadPlanOrReport } from './load-plan.ts';
@@ -115,6 +117,8 @@ export const serveCommand: Command<typeof OPTIONS> = {
       return usageError(this, `--grace must be a number of seconds, 0 or more (got "${values.grace}")`);
     const plan = await loadPlanOrReport(positionals[0] ?? '');
     if (!plan) return 1;
+    // TypeScript handlers compile in esbuild's process while the server's modules load and the database migrates.
+    for (const endpoint of plan.custom) precompileModule(resolve(plan.dir, endpoint.handler.module));
     const durability = values.durability === 'full' ? 'FULL' : 'NORMAL';
     // The server and the store are loaded only now: `serve --help` and a wrong command line stay quick.
     const [{ createServer }, { shutDown }, { databaseTarget, isPostgresUrl, openStore, shownTarget, StoreError }] =

@@ -1,5 +1,6 @@
 import type { AuthPlan } from '../parts/auth/plan.ts';
 import type { EventsPlan } from '../parts/events/plan.ts';
+import type { ComputedQueryPlan } from '../parts/resources/computed-cel.ts';
 import type { FieldSpec, FieldType, NormalizeOp } from '../parts/resources/field-schema.ts';
 import type { ServiceSpec } from '../spec/schema.ts';
 import type { Rate } from '../spec/units.ts';
@@ -41,7 +42,12 @@ export interface FieldPlan {
   readonly hasDefault: boolean;
   readonly default?: unknown;
   /** Set for ref fields. */
-  readonly ref?: { readonly to: string; readonly onDelete: 'restrict' | 'cascade' | 'setNull' };
+  readonly ref?: {
+    readonly to: string;
+    readonly onDelete: 'restrict' | 'cascade' | 'setNull';
+    /** The view of the target an expanded reference is shown as (the whole record when absent). */
+    readonly view?: string;
+  };
   /** True for the state field of a state machine (read-only, set by transitions). */
   readonly isState?: boolean;
   /** The field's own normalisers, in the spec's order (fields nested in it may have theirs); see resources/normalize.ts. */
@@ -124,6 +130,12 @@ export interface ResourcePlan {
     readonly unique: boolean;
     readonly name?: string;
   }>;
+  /** Read-only fields computed per caller in the record's own query (never stored, never in events). */
+  readonly computed: readonly ComputedFieldPlan[];
+  /** Named projections of the resource, by name. */
+  readonly views: ReadonlyMap<string, ViewPlan>;
+  /** The view an operation answers with (`endpoints.<R>.overrides.<op>.view`), when not the whole record. */
+  readonly answerViews: Readonly<Partial<Record<Operation, string>>>;
   /** The constant `object` member of every answer (Stripe's `"object": "customer"`). */
   readonly object?: string;
   /** How this resource's records travel: naming, envelopes, paging (endpoints.wire and its own `wire`). */
@@ -173,6 +185,25 @@ export interface WirePlan {
   readonly names: WireNames;
   /** The wire name of a field path: `lines/0/unitPrice` → `lines/0/unit_price` (for error pointers). */
   readonly pointer: (enginePointer: string) => string;
+}
+
+/** A computed field: its declaration and the subquery its CEL compiled to. */
+export interface ComputedFieldPlan {
+  readonly name: string;
+  readonly type: 'boolean' | 'integer';
+  readonly cel: string;
+  readonly description?: string;
+  readonly query: ComputedQueryPlan;
+}
+
+/** A named projection of a resource. */
+export interface ViewPlan {
+  readonly name: string;
+  readonly description?: string;
+  /** The declared and system fields shown, in the spec's order. */
+  readonly fields: readonly string[];
+  /** The computed fields shown after them: the resource's that `fields` names, then the view's own. */
+  readonly computed: readonly ComputedFieldPlan[];
 }
 
 export interface CustomEndpointPlan {

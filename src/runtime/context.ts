@@ -1,10 +1,10 @@
-import type { Ajv } from 'ajv';
 import type { FastifyReply } from 'fastify';
 import type { AccessControl } from '../parts/auth/access.ts';
 import type { Principal } from '../parts/auth/principal.ts';
 import type { Plan, ResourcePlan, TransitionPlan } from '../plan/types.ts';
 import type { Row, Store } from '../storage/index.ts';
 import type { Deadline } from './deadlines.ts';
+import type { SchemaCompiler } from './validator.ts';
 
 /** Something that happened to a record, inside the transaction that made it happen. */
 export type WriteEvent =
@@ -44,7 +44,8 @@ export type WriteHook = (event: WriteEvent) => void | Promise<void>;
 export interface RuntimeContext {
   readonly plan: Plan;
   readonly store: Store;
-  readonly ajv: Ajv;
+  /** Where validators are compiled from (on first use, or in the background once the server listens). */
+  readonly schemas: SchemaCompiler;
   readonly now: () => Date;
   readonly hooks: WriteHook[];
   /** Per-record rules, owners and readable fields (auth part). */

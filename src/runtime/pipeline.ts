@@ -171,17 +171,22 @@ export const createPipeline = (
     }
     for (const [url, methods] of methodsByUrl) {
       const allow = [...methods].join(', ');
-      for (const method of METHODS.filter((m) => !methods.has(m))) {
-        app.route({
-          method,
-          url,
-          handler: async () => {
-            throw new ApiError('method_not_allowed', `${method} is not allowed here; allowed: ${allow}.`, undefined, {
-              allow,
-            });
-          },
-        });
-      }
+      const others = METHODS.filter((m) => !methods.has(m));
+      if (others.length === 0) continue;
+      // One route for all of a path's other methods: a Fastify route costs about as much to build as it has hooks,
+      // and a route per method was some 15 % of the server's construction.
+      app.route({
+        method: others,
+        url,
+        handler: async (request) => {
+          throw new ApiError(
+            'method_not_allowed',
+            `${request.method} is not allowed here; allowed: ${allow}.`,
+            undefined,
+            { allow },
+          );
+        },
+      });
     }
   };
 

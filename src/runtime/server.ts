@@ -16,7 +16,7 @@ import { startIdempotencySweeper } from './idempotency.ts';
 import type { ServerPart } from './part.ts';
 import { createPipeline } from './pipeline.ts';
 import type { ServerOptions } from './server-options.ts';
-import { createAjv } from './validator.ts';
+import { SchemaCompiler } from './validator.ts';
 import { clientErrorHandler, frameworkErrors } from './wire-errors.ts';
 import { createWorkerRegistry } from './workers.ts';
 
@@ -71,7 +71,7 @@ export const createServer = async (plan: Plan, options: ServerOptions): Promise<
   const ctx: RuntimeContext = {
     plan,
     store: options.store,
-    ajv: createAjv(),
+    schemas: new SchemaCompiler(),
     now: options.now ?? (() => new Date()),
     hooks: [],
     access: createAccess(plan, passwordFields),
@@ -113,5 +113,10 @@ export const createServer = async (plan: Plan, options: ServerOptions): Promise<
   for (const part of PARTS) await part.install(pipeline.host);
   pipeline.host.worker('idempotency', (health) => startIdempotencySweeper(ctx, health));
   await pipeline.build();
+  // The validators left for their first use (SchemaCompiler.later) are compiled once the port is open.
+  app.addHook('onListen', (done) => {
+    void ctx.schemas.compileInBackground();
+    done();
+  });
   return app;
 };

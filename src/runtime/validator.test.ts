@@ -2,7 +2,7 @@ import type { Ajv, ValidateFunction } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import type { JsonSchema } from '../parts/resources/json-schema.ts';
 import { compileShapeCheck } from './body-shape.ts';
-import { compileBodyValidator, createAjv, MAX_FIELD_ERRORS, MAX_VALUES_FOR_ALL_ERRORS } from './validator.ts';
+import { compileBodyValidator, MAX_FIELD_ERRORS, MAX_VALUES_FOR_ALL_ERRORS, SchemaCompiler } from './validator.ts';
 
 const SCHEMA: JsonSchema = {
   type: 'object',
@@ -18,9 +18,9 @@ const SCHEMA: JsonSchema = {
   additionalProperties: false,
 };
 
-/** An ajv whose every-error validators count their calls and the errors they collect: the work they do. */
-const countingAjv = () => {
-  const real = createAjv();
+/** A compiler whose ajv's every-error validators count their calls and the errors they collect: the work they do. */
+const countingCompiler = () => {
+  const real = new SchemaCompiler().ajv;
   const work = { calls: 0, errors: 0 };
   const ajv = Object.create(real) as Ajv;
   ajv.compile = ((schema: JsonSchema) => {
@@ -34,15 +34,15 @@ const countingAjv = () => {
     }) as ValidateFunction;
     return counted;
   }) as Ajv['compile'];
-  return { ajv, work };
+  return { compiler: new SchemaCompiler(ajv), work };
 };
 
 const keys = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, 1]));
 
 describe('compileBodyValidator bounds its work by the error cap, not by the body', () => {
   it('85,000 unknown keys: refused on the shape pass, ajv never collects an error', () => {
-    const { ajv, work } = countingAjv();
-    const error = compileBodyValidator(ajv, SCHEMA)({ name: 'x', ...keys(85_000) });
+    const { compiler, work } = countingCompiler();
+    const error = compileBodyValidator(compiler, SCHEMA)({ name: 'x', ...keys(85_000) });
     expect(error?.code).toBe('unknown_field');
     expect(error?.errors).toHaveLength(MAX_FIELD_ERRORS);
     expect(error?.extensions).toEqual({ truncated: true });
@@ -50,16 +50,16 @@ describe('compileBodyValidator bounds its work by the error cap, not by the body
   });
 
   it('a large body of wrong items is validated to its first error only', () => {
-    const { ajv, work } = countingAjv();
-    const error = compileBodyValidator(ajv, SCHEMA)({ tags: Array.from({ length: 100_000 }, () => 1) });
+    const { compiler, work } = countingCompiler();
+    const error = compileBodyValidator(compiler, SCHEMA)({ tags: Array.from({ length: 100_000 }, () => 1) });
     expect(error?.errors).toEqual([{ pointer: '#/tags/0', code: 'invalid_type', message: 'must be string' }]);
     expect(work).toEqual({ calls: 0, errors: 0 });
   });
 
   it('a body at the limit still gets every error (each counted), the first 50 listed', () => {
-    const { ajv, work } = countingAjv();
+    const { compiler, work } = countingCompiler();
     const error = compileBodyValidator(
-      ajv,
+      compiler,
       SCHEMA,
     )({ tags: Array.from({ length: MAX_VALUES_FOR_ALL_ERRORS - 1 }, () => 1) });
     expect(work).toEqual({ calls: 1, errors: MAX_VALUES_FOR_ALL_ERRORS - 1 });
@@ -68,8 +68,8 @@ describe('compileBodyValidator bounds its work by the error cap, not by the body
   });
 
   it('a valid body is validated once and passes', () => {
-    const { ajv, work } = countingAjv();
-    expect(compileBodyValidator(ajv, SCHEMA)({ name: 'x', short: null, lines: [{ qty: 1 }] })).toBeUndefined();
+    const { compiler, work } = countingCompiler();
+    expect(compileBodyValidator(compiler, SCHEMA)({ name: 'x', short: null, lines: [{ qty: 1 }] })).toBeUndefined();
     expect(work.calls).toBe(1);
   });
 });
@@ -97,5 +97,25 @@ describe('compileShapeCheck', () => {
     const report = shape(JSON.parse('{"toString":1,"constructor":2,"hasOwnProperty":3}'), 50);
     expect(report.problems).toBe(3);
     expect(report.topLevelUnknownOnly).toBe(true);
+  });
+});
+
+describe('SchemaCompiler', () => {
+  it('compiles a validator on its first use, or all of them in the background, once', async () => {
+    const compiles: string[] = [];
+    const compiler = new SchemaCompiler();
+    const first = compiler.later(() => compiles.push('first'));
+    compiler.later(() => compiles.push('second'));
+    expect(compiles).toEqual([]);
+    first();
+    expect(compiles).toEqual(['first']);
+    await compiler.compileInBackground();
+    first();
+    expect(compiles).toEqual(['first', 'second']);
+  });
+
+  it('a body validator is compiled once per schema', () => {
+    const compiler = new SchemaCompiler();
+    expect(compileBodyValidator(compiler, SCHEMA)).toBe(compileBodyValidator(compiler, { ...SCHEMA }));
   });
 });

@@ -17,26 +17,92 @@ export const MAX_FIELD_ERRORS = 50;
  */
 export const MAX_VALUES_FOR_ALL_ERRORS = 2_000;
 
+// validateSchema: the schemas are Ninefold's own, made from a checked spec; checking each against the JSON Schema
+// meta-schema first compiled that meta-schema too, the dearest compile of all (~100 ms in a young process).
 const configured = (allErrors: boolean): Ajv => {
-  const ajv = new Ajv({ allErrors, strict: false, coerceTypes: false, useDefaults: false, allowUnionTypes: true });
+  const ajv = new Ajv({
+    allErrors,
+    strict: false,
+    coerceTypes: false,
+    useDefaults: false,
+    allowUnionTypes: true,
+    validateSchema: false,
+  });
   addFormats(ajv);
   ajv.addKeyword(decimalRangeKeyword);
   return ajv;
 };
 
-/** One ajv per server: every body validator is compiled from it at start-up. */
-export const createAjv = (): Ajv => configured(true);
+/**
+ * Where a server's validators come from: one ajv, made on first use, and the compiles left for later.
+ *
+ * An ajv compile costs milliseconds a schema while the process is young, and a service has dozens of schemas:
+ * compiled all at start-up they took a sixth of the CPU `ninefold serve` used to answer (bench/RESULTS.md). Each
+ * is compiled on its first use instead (`later`), and the server compiles the rest in the background as soon as it
+ * listens (`compileInBackground`), so a request that comes later finds its validator ready.
+ */
+export class SchemaCompiler {
+  #ajv: Ajv | undefined;
+  #firstErrorAjv: Ajv | undefined;
+  #pending: (() => unknown)[] = [];
+  readonly #bodies = new Map<string, BodyValidator>();
 
-/** Each server's ajv gets a twin, configured the same way, that stops at the first error. */
-const firstErrorTwins = new WeakMap<Ajv, Ajv>();
-const firstErrorTwin = (ajv: Ajv): Ajv => {
-  let twin = firstErrorTwins.get(ajv);
-  if (!twin) {
-    twin = configured(false);
-    firstErrorTwins.set(ajv, twin);
+  /** `ajv`: one configured by the caller (tests); by default one made on first use. */
+  constructor(ajv?: Ajv) {
+    this.#ajv = ajv;
   }
-  return twin;
-};
+
+  get ajv(): Ajv {
+    this.#ajv ??= configured(true);
+    return this.#ajv;
+  }
+
+  /** A twin configured the same way that stops at the first error (for bodies too large to list every error). */
+  get firstErrorAjv(): Ajv {
+    this.#firstErrorAjv ??= configured(false);
+    return this.#firstErrorAjv;
+  }
+
+  /**
+   * `compile`, run once, on the first call of the answer or by compileInBackground, whichever comes first.
+   * Schemas are made by Ninefold from a checked spec, so compiling them late cannot fail where early would not.
+   */
+  later<T>(compile: (ajv: Ajv) => T): () => T {
+    let done: { value: T } | undefined;
+    const get = () => {
+      done ??= { value: compile(this.ajv) };
+      return done.value;
+    };
+    this.#pending.push(get);
+    return get;
+  }
+
+  /** A body validator (compileBodyValidator), one per schema: many repeat (every transition without input takes `{}`). */
+  body(schema: JsonSchema, readOnly: ReadonlySet<string> = new Set()): BodyValidator {
+    const key = `${[...readOnly].join(',')}\n${JSON.stringify(schema)}`;
+    let validator = this.#bodies.get(key);
+    if (!validator) {
+      validator = compileOne(this, schema, readOnly);
+      this.#bodies.set(key, validator);
+    }
+    return validator;
+  }
+
+  /** Compiles what `later` left, one schema per turn of the event loop: requests are answered in between. */
+  compileInBackground(): Promise<void> {
+    const pending = this.#pending;
+    this.#pending = [];
+    return new Promise((done) => {
+      const next = () => {
+        const compile = pending.shift();
+        if (!compile) return done();
+        compile();
+        setImmediate(next);
+      };
+      setImmediate(next);
+    });
+  }
+}
 
 const CODES: Readonly<Record<string, FieldErrorCode>> = {
   required: 'required',
@@ -138,17 +204,17 @@ export type BodyValidator = (body: unknown) => ApiError | undefined;
  * those alone, and any other large body is validated only up to its first error.
  */
 export const compileBodyValidator = (
-  ajv: Ajv,
+  compiler: SchemaCompiler,
   schema: JsonSchema,
   readOnly: ReadonlySet<string> = new Set(),
-): BodyValidator => {
-  const shapeOf = compileShapeCheck(schema);
-  const everyError = ajv.compile(schema);
-  // Compiled on first use, once: an ajv compile costs milliseconds a schema at start-up, and most services never
-  // receive a body this large.
+): BodyValidator => compiler.body(schema, readOnly);
+
+const compileOne = (compiler: SchemaCompiler, schema: JsonSchema, readOnly: ReadonlySet<string>): BodyValidator => {
+  const compiled = compiler.later((ajv) => ({ shapeOf: compileShapeCheck(schema), everyError: ajv.compile(schema) }));
+  // Compiled on first use, once, and never in the background: most services never receive a body this large.
   let firstError: ValidateFunction | undefined;
   const firstErrorOnly = () => {
-    firstError ??= firstErrorTwin(ajv).compile(schema);
+    firstError ??= compiler.firstErrorAjv.compile(schema);
     return firstError;
   };
   return (body) => {
@@ -166,6 +232,7 @@ export const compileBodyValidator = (
         locked.map((k) => ({ pointer: `#/${escapePointer(k)}`, code: 'read_only', message: `${k} is read-only` })),
       );
     }
+    const { shapeOf, everyError } = compiled();
     const shape = shapeOf(body, MAX_FIELD_ERRORS);
     const large = shape.values > MAX_VALUES_FOR_ALL_ERRORS;
     if (large && shape.problems > 0) {

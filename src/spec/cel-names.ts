@@ -1,4 +1,5 @@
-import { type ASTNode, Environment, parse } from '@marcbachmann/cel-js';
+import { type ASTNode, Environment } from '@marcbachmann/cel-js';
+import { parseCel } from './cel-parse.ts';
 import { suggestion } from './validate-shape.ts';
 
 /** What a name in a CEL expression holds, as far as the checker knows. */
@@ -38,7 +39,7 @@ const isNode = (value: unknown): value is ASTNode =>
 export const celNameProblems = (expression: string, roots: ReadonlyMap<string, CelShape>): CelNameProblem[] => {
   let root: ASTNode;
   try {
-    root = parse(expression).ast;
+    root = parseCel(expression).ast;
   } catch {
     return [];
   }

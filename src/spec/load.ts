@@ -1,8 +1,8 @@
 import { readFile, stat } from 'node:fs/promises';
 import { extname, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { LineCounter, parseDocument } from 'yaml';
 import type { Diagnostic } from './diagnostic-codes.ts';
+import { importModule } from './import-module.ts';
 import { Reporter } from './reporter.ts';
 import { SourceMap } from './source-map.ts';
 
@@ -110,15 +110,6 @@ const loadModule = async (
     const message = error instanceof Error ? firstLine(error.message) : 'unknown error';
     return fail('module-load-failed', `the module failed to load: ${message}`);
   }
-};
-
-/** Imports a user's TS/JS module. TypeScript goes through tsx so no build step is needed. */
-export const importModule = async (absolute: string): Promise<Record<string, unknown>> => {
-  if (/\.m?ts$/.test(absolute)) {
-    const { tsImport } = await import('tsx/esm/api');
-    return (await tsImport(pathToFileURL(absolute).href, import.meta.url)) as Record<string, unknown>;
-  }
-  return (await import(pathToFileURL(absolute).href)) as Record<string, unknown>;
 };
 
 const pickSpec = (mod: Record<string, unknown>): unknown => {

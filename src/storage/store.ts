@@ -50,6 +50,23 @@ export type Condition =
     }
   | { readonly kind: 'in'; readonly field: string; readonly values: readonly unknown[] };
 
+/** One comparison of a computed column: a field of the counted records against a value or the listed record's field. */
+export type ComputedTerm =
+  | { readonly field: string; readonly op: 'eq' | 'ne' | 'lt' | 'lte' | 'gt' | 'gte'; readonly value: unknown }
+  | { readonly field: string; readonly op: 'eq' | 'ne' | 'lt' | 'lte' | 'gt' | 'gte'; readonly record: string };
+
+/**
+ * A value computed for every row in the same SELECT (a correlated subquery): whether any (`exists`, a boolean) or
+ * how many (`count`, an integer) records of `from` meet every term. A term whose value is null or undefined never
+ * holds (an anonymous caller has favourited nothing). The row carries it under `name`.
+ */
+export interface ComputedColumn {
+  readonly name: string;
+  readonly kind: 'exists' | 'count';
+  readonly from: string;
+  readonly terms: readonly ComputedTerm[];
+}
+
 export interface ListQuery {
   readonly filters: readonly Filter[];
   readonly where?: Condition;
@@ -61,6 +78,8 @@ export interface ListQuery {
   /** Rows to skip before the page (offset and page paging); keyset paging leaves it out. */
   readonly offset?: number;
   readonly count: boolean;
+  /** Values computed per row in the same query, added to each row by name. */
+  readonly computed?: readonly ComputedColumn[];
 }
 
 export interface ListResult {

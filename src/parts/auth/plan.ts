@@ -2,7 +2,8 @@ import type { Static } from '@sinclair/typebox';
 import type { ServiceSpec } from '../../spec/schema.ts';
 import type { AccessSchema, OperationOverrideSchema, ResourceEndpointsSpec } from '../endpoints/schema.ts';
 import { machineOf, transitionMap } from '../resources/lookup.ts';
-import { BUILT_IN_PAGES, type BuiltInPage, type RecordRulesSchema } from './schema.ts';
+import { BUILT_IN_PAGES, type BuiltInPage } from './built-in-pages.ts';
+import type { RecordRulesSchema } from './schema.ts';
 import type { SchemeSpec } from './scheme-types.ts';
 
 /** Who may call a route: anyone, any one of some schemes, or all of some schemes at once. */

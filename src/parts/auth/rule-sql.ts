@@ -1,5 +1,7 @@
-import { type ASTNode, parse, serialize } from '@marcbachmann/cel-js';
+import { type ASTNode, serialize } from '@marcbachmann/cel-js';
 import type { ResourcePlan } from '../../plan/types.ts';
+import { CEL_COMPARE, MIRROR_COMPARE, mentions, SQL_COMPARABLE_TYPES } from '../../spec/cel-ast.ts';
+import { parseCel } from '../../spec/cel-parse.ts';
 import type { Condition } from '../../storage/index.ts';
 
 /** Evaluates, per caller, to the condition rows must meet; undefined when the rule cannot run as SQL. */
@@ -11,17 +13,11 @@ const isCondition = (v: unknown): v is { kind: string } =>
 const CONDITION = Symbol('condition');
 type Compiled = { readonly [CONDITION]: true; readonly run: (vars: { principal: unknown }) => Condition };
 
-const mentionsRecord = (node: ASTNode): boolean => {
-  if (node.op === 'id') return node.args === 'record';
-  const args = node.args as unknown;
-  const walk = (v: unknown): boolean =>
-    Array.isArray(v) ? v.some(walk) : typeof v === 'object' && v !== null && 'op' in v && mentionsRecord(v as ASTNode);
-  return walk(args);
-};
-
-const COMPARE = { '==': 'eq', '!=': 'ne', '<': 'lt', '<=': 'lte', '>': 'gt', '>=': 'gte' } as const;
-const MIRROR = { eq: 'eq', ne: 'ne', lt: 'gt', lte: 'gte', gt: 'lt', gte: 'lte' } as const;
-const SQL_TYPES = new Set(['string', 'integer', 'number', 'boolean', 'enum', 'ref', 'date', 'datetime']);
+const RECORD = new Set(['record']);
+const mentionsRecord = (node: ASTNode): boolean => mentions(node, RECORD);
+const COMPARE = CEL_COMPARE;
+const MIRROR = MIRROR_COMPARE;
+const SQL_TYPES = SQL_COMPARABLE_TYPES;
 
 /**
  * Compiles a CEL rule to a function of the caller that yields a SQL-ready condition: the parts that do not
@@ -32,7 +28,7 @@ const SQL_TYPES = new Set(['string', 'integer', 'number', 'boolean', 'enum', 're
 export const compileRuleCondition = (expression: string, resource: ResourcePlan): ConditionFor | undefined => {
   let root: ASTNode;
   try {
-    root = parse(expression).ast;
+    root = parseCel(expression).ast;
   } catch {
     return undefined;
   }
@@ -46,13 +42,13 @@ export const compileRuleCondition = (expression: string, resource: ResourcePlan)
   };
   const value = (node: ASTNode): Part | undefined => {
     if (mentionsRecord(node)) return undefined;
-    const evaluate = parse(serialize(node));
+    const evaluate = parseCel(serialize(node));
     return (vars) => evaluate(vars as Record<string, unknown>);
   };
   const build = (node: ASTNode): Compiled | undefined => {
     const wrap = (run: (vars: { principal: unknown }) => Condition): Compiled => ({ [CONDITION]: true, run });
     if (!mentionsRecord(node)) {
-      const evaluate = parse(serialize(node));
+      const evaluate = parseCel(serialize(node));
       return wrap((vars) => {
         try {
           return { kind: 'const', value: evaluate(vars as Record<string, unknown>) === true };

@@ -2,8 +2,9 @@ import { Type } from '@sinclair/typebox';
 import { namedRecord } from '../../spec/named-record.ts';
 import { stringEnum } from '../../spec/string-enum.ts';
 
-export const BUILT_IN_PAGES = ['health', 'openapi', 'docs'] as const;
-export type BuiltInPage = (typeof BUILT_IN_PAGES)[number];
+import { BUILT_IN_PAGES } from './built-in-pages.ts';
+
+export { BUILT_IN_PAGES, type BuiltInPage } from './built-in-pages.ts';
 
 export const SCHEME_TYPES = ['apiKey', 'bearer', 'basic', 'oidc'] as const;
 export const JWT_ALGORITHMS = [

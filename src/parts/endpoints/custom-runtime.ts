@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import type { CustomEndpointPlan } from '../../plan/types.ts';
 import type { Handler, RuntimeContext } from '../../runtime/context.ts';
 import { compileBodyValidator } from '../../runtime/validator.ts';
-import { importModule } from '../../spec/load.ts';
+import { importModule } from '../../spec/import-module.ts';
 import { ANONYMOUS, type Principal } from '../auth/principal.ts';
 import { ApiError } from '../errors/api-error.ts';
 import type { EmitDeclared } from '../events/declared.ts';
@@ -59,9 +59,11 @@ export const compileCustomHandler = async (
   const fn = mod[endpoint.handler.export];
   if (typeof fn !== 'function')
     throw new Error(`${endpoint.handler.module} does not export ${endpoint.handler.export}`);
-  const validateBody = endpoint.body ? compileBodyValidator(ctx.ajv, objectSchema(endpoint.body, 'input')) : undefined;
+  const validateBody = endpoint.body
+    ? compileBodyValidator(ctx.schemas, objectSchema(endpoint.body, 'input'))
+    : undefined;
   const validateQuery = endpoint.query
-    ? compileBodyValidator(ctx.ajv, objectSchema(endpoint.query, 'input'))
+    ? compileBodyValidator(ctx.schemas, objectSchema(endpoint.query, 'input'))
     : undefined;
   const responseSchema = endpoint.response?.fields
     ? endpoint.response.list
@@ -72,7 +74,7 @@ export const compileCustomHandler = async (
         }
       : objectSchema(endpoint.response.fields, 'input')
     : undefined;
-  const validateResponse = responseSchema ? ctx.ajv.compile(responseSchema) : undefined;
+  const validateResponse = responseSchema ? ctx.schemas.later((ajv) => ajv.compile(responseSchema)) : undefined;
   const status = endpoint.response?.status ?? 200;
   const fail = (code: string, detail?: string): never => {
     throw new ApiError(code, detail);
@@ -99,7 +101,7 @@ export const compileCustomHandler = async (
       fail,
       emit,
     });
-    if (validateResponse && !validateResponse(result)) {
+    if (validateResponse && !validateResponse()(result)) {
       throw new Error(`custom endpoint ${endpoint.name} returned a response that does not match its declared shape`);
     }
     if (result === undefined) return { status: status === 200 ? 204 : status };

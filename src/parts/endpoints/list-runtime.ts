@@ -2,6 +2,7 @@ import type { ResourcePlan } from '../../plan/types.ts';
 import type { Handler, HandlerInput, RuntimeContext } from '../../runtime/context.ts';
 import type { Filter, ListQuery, ListResult, Row } from '../../storage/index.ts';
 import { ApiError } from '../errors/api-error.ts';
+import { createExpansion, createRecordShapes, withComputed } from '../resources/computed-runtime.ts';
 import { createParentCheck, createReadableLookup } from '../resources/load-record.ts';
 import { createRecordWriter } from '../resources/record-io.ts';
 import { compileListAnswer } from './list-answer.ts';
@@ -69,40 +70,37 @@ export const listInProcess = async (
 /** Compiles the list handler of a resource: `{data, nextCursor}` (and `total` with count=true), or its wire's shape. */
 export const compileListHandler = (ctx: RuntimeContext, resource: ResourcePlan): Handler => {
   const writer = createRecordWriter(resource);
-  const writers = new Map(ctx.plan.resources.map((r) => [r.name, createRecordWriter(r)]));
+  const parentsOf = createParentCheck(ctx, resource);
+  const shape = createRecordShapes(ctx, resource).shapeOf('list');
+  const expand = createExpansion(ctx, resource);
   const wireRecords = new Map(ctx.plan.resources.map((r) => [r.name, createWireRecord(r)]));
   const onWire = wireRecords.get(resource.name) as WireRecord;
-  const parentsOf = createParentCheck(ctx, resource);
   // A list whose answer is the engine's own `{data, nextCursor}` is written as it always was, nothing more.
   const conventional = resource.wire.plain && isConventionalList(resource);
   const answer = compileListAnswer(ctx.plan.service.basePath, resource);
   const anchors = createReadableLookup(ctx, resource);
 
-  /** Reads the page's rows (one more than the page, to know whether more follow). */
-  const read = (query: ListQuery, pageSize: number, test: ((row: Row) => boolean) | undefined) =>
-    test ? listInProcess(ctx, resource, query, pageSize, test) : ctx.store.list(resource.name, query);
-
   /** starting_after / ending_before: the keyset of the record named, which must be one the caller may read. */
   const anchored = async (
     input: HandlerInput,
     parsed: ParsedList,
+    query: ListQuery,
   ): Promise<{ query: ListQuery; backwards: boolean }> => {
     const start = parsed.start;
-    if (start.style !== 'starting_after') return { query: parsed.query, backwards: false };
+    if (start.style !== 'starting_after') return { query, backwards: false };
     const id = start.startingAfter ?? start.endingBefore;
-    if (id === undefined) return { query: parsed.query, backwards: false };
+    if (id === undefined) return { query, backwards: false };
     const param = start.startingAfter !== undefined ? 'starting_after' : 'ending_before';
     const row = await anchors(id, input.principal);
     if (!row || resource.parentParams.some((p) => row[p.field] !== input.params[p.param]))
       throw new ApiError('invalid_query', `${param} names no ${resource.name} of this list.`, undefined, { param });
     const backwards = param === 'ending_before';
-    const sort = backwards ? parsed.query.sort.map((k) => ({ ...k, desc: !k.desc })) : parsed.query.sort;
-    const query = { ...parsed.query, sort };
-    return { query: { ...query, after: ctx.store.keysetOf(resource.name, query, row) }, backwards };
+    const sorted = { ...query, sort: backwards ? query.sort.map((k) => ({ ...k, desc: !k.desc })) : query.sort };
+    return { query: { ...sorted, after: ctx.store.keysetOf(resource.name, sorted, row) }, backwards };
   };
 
   // Its refusals already name fields and parameters as the wire does (list-query.ts reads wire names).
-  const handle: Handler = async (input) => {
+  return async (input) => {
     if (resource.parentParams.length) await parentsOf(input);
     const parents: Filter[] = resource.parentParams.map((p) => ({
       field: p.field,
@@ -112,12 +110,17 @@ export const compileListHandler = (ctx: RuntimeContext, resource: ResourcePlan):
     const hidden = ctx.access.hiddenFields(resource, input.principal);
     const parsed = parseListQuery(resource, input.query, parents, hidden);
     const rule = ctx.access.listFilter(resource, input.principal);
+    // Computed fields are read in the page's own query: one SELECT for the page, whatever its size.
+    const computed = withComputed(parsed.query, shape.computed, input.principal);
     const { query: asked, backwards } =
       parsed.start.style === 'starting_after'
-        ? await anchored(input, parsed)
-        : { query: parsed.query, backwards: false };
+        ? await anchored(input, parsed, computed)
+        : { query: computed, backwards: false };
     const query = rule && 'where' in rule ? { ...asked, where: rule.where } : asked;
-    const result = await read(query, parsed.pageSize, rule && 'test' in rule ? rule.test : undefined);
+    const result =
+      rule && 'test' in rule
+        ? await listInProcess(ctx, resource, query, parsed.pageSize, rule.test)
+        : await ctx.store.list(resource.name, query);
     const page = result.rows.slice(0, parsed.pageSize);
     if (backwards) page.reverse();
     const hasMore = result.rows.length > parsed.pageSize;
@@ -126,25 +129,19 @@ export const compileListHandler = (ctx: RuntimeContext, resource: ResourcePlan):
       parsed.start.style === 'cursor' && hasMore && last
         ? encodeCursor(parsed.sortKey, ctx.store.keysetOf(resource.name, query, last))
         : null;
-    const data: Array<Record<string, unknown>> = page.map((row) => writer.toApi(writer.visibleTo(row, hidden)));
+    const data: Array<Record<string, unknown>> = page.map((row) => shape.writer.toApi(writer.visibleTo(row, hidden)));
     for (const name of parsed.expand) {
-      const to = resource.fieldsByName.get(name)?.ref?.to;
-      const targetWriter = to ? writers.get(to) : undefined;
-      const targetWire = to ? wireRecords.get(to) : undefined;
-      if (!to || !targetWriter || !targetWire) continue;
       const ids = [...new Set(page.map((r) => r[name]).filter((v): v is string => typeof v === 'string'))];
-      const target = ctx.plan.resourcesByName.get(to);
-      if (!target) continue;
-      const targetHidden = ctx.access.hiddenFields(target, input.principal);
-      // A referenced record the caller may not read stays a bare id.
-      const readable = (await ctx.store.getMany(to, ids)).filter((r: Row) =>
-        ctx.access.canRead(target, input.principal, r),
-      );
-      const targets = new Map(
-        readable.map((r: Row) => [r.id, targetWire(targetWriter.toApi(targetWriter.visibleTo(r, targetHidden)))]),
-      );
-      for (const record of data)
-        if (typeof record[name] === 'string') record[name] = targets.get(record[name] as string) ?? record[name];
+      // The records as the caller may see them (or as the reference's view); one the caller may not read stays an id.
+      const targets = await expand(name, ids, input.principal);
+      if (!targets) continue;
+      const to = resource.fieldsByName.get(name)?.ref?.to ?? '';
+      const targetWire = wireRecords.get(to);
+      const plain = ctx.plan.resourcesByName.get(to)?.wire.plain !== false;
+      for (const record of data) {
+        const target = typeof record[name] === 'string' ? targets.get(record[name] as string) : undefined;
+        if (target) record[name] = plain || !targetWire ? target : targetWire(target);
+      }
     }
     if (conventional) {
       const body = JSON.stringify({ data, nextCursor, ...(result.total !== undefined ? { total: result.total } : {}) });
@@ -160,5 +157,4 @@ export const compileListHandler = (ctx: RuntimeContext, resource: ResourcePlan):
       ...(start.style === 'page' ? { page: { number: start.page, size: parsed.pageSize } } : {}),
     });
   };
-  return handle;
 };

@@ -1,9 +1,10 @@
 import type { Operation, Plan, ResourcePlan } from '../../plan/types.ts';
 import { customEndpointErrors, errorResponses, resourceOperationErrors } from '../errors/openapi.ts';
 import { type OpenApiComponents, type OpenApiObject, ref, success } from '../openapi-model.ts';
-import { exampleCreate, exampleId, examplePatch, exampleRecord } from '../resources/example.ts';
+import { exampleCreate, exampleId, examplePatch } from '../resources/example.ts';
 import { pluralize, withArticle } from '../resources/naming.ts';
 import { resourceSchemaNames } from '../resources/openapi.ts';
+import { answerOf } from '../resources/view-openapi.ts';
 import { customOperation } from './custom-openapi.ts';
 import { filterParameters } from './filter-openapi.ts';
 import { pageExample, pagingParameters } from './paging-openapi.ts';
@@ -132,8 +133,8 @@ export const headerParams = (...names: string[]) => names.map((n) => ref('parame
 /** Every operation of one resource, keyed by path and method. */
 export const resourcePaths = (plan: Plan, resource: ResourcePlan): Record<string, PathItem> => {
   const names = resourceSchemaNames(resource);
-  const record = ref('schemas', names.record);
-  const recordExample = exampleRecord(resource, plan.resourcesByName);
+  // An operation answers with the record, or with the view its override names.
+  const answer = (op: Operation) => answerOf(resource, op, plan.resourcesByName);
   const errors = (op: Operation) => errorResponses(plan.errors, resourceOperationErrors(plan, resource, op));
   const base = plan.service.basePath;
   const collection: PathItem = {};
@@ -149,8 +150,13 @@ export const resourcePaths = (plan: Plan, resource: ResourcePlan): Record<string
     ),
   });
   // Answers of one record: in the single-record envelope when the wire has one.
-  const answer = (description: string, headers: string[]) =>
-    success(description, inEnvelope(resource, record), exampleInEnvelope(resource, recordExample), headers);
+  const answered = (op: Operation, description: string, headers: string[]) =>
+    success(
+      description,
+      inEnvelope(resource, answer(op).schema),
+      exampleInEnvelope(resource, answer(op).example),
+      headers,
+    );
   const has = (op: Operation) => resource.operations.has(op);
   const plural = pluralize(resource.name);
 
@@ -164,7 +170,7 @@ export const resourcePaths = (plan: Plan, resource: ResourcePlan): Record<string
         '200': success(
           `A page of ${plural}.`,
           ref('schemas', names.page),
-          pageExample(resource, recordExample),
+          pageExample(resource, answer('list').example),
           resource.wire.paging === 'page' ? ['Link'] : [],
         ),
         ...errors('list'),
@@ -178,7 +184,7 @@ export const resourcePaths = (plan: Plan, resource: ResourcePlan): Record<string
       parameters: [...pathParameters(plan, resource, false), ...headerParams('IdempotencyKey', 'RequestId')],
       requestBody: body(names.create, exampleCreate(resource, plan.resourcesByName)),
       responses: {
-        '201': answer(`The created ${resource.name}.`, ['ETag', 'Location', 'Idempotent-Replayed']),
+        '201': answered('create', `The created ${resource.name}.`, ['ETag', 'Location', 'Idempotent-Replayed']),
         ...errors('create'),
       },
     };
@@ -189,7 +195,7 @@ export const resourcePaths = (plan: Plan, resource: ResourcePlan): Record<string
       summary: `Get ${withArticle(resource.name)}`,
       tags,
       parameters: [...itemParams, ...headerParams('RequestId')],
-      responses: { '200': answer(`The ${resource.name}.`, ['ETag']), ...errors('get') },
+      responses: { '200': answered('get', `The ${resource.name}.`, ['ETag']), ...errors('get') },
     };
   if (has('update'))
     item.patch = {
@@ -202,7 +208,7 @@ export const resourcePaths = (plan: Plan, resource: ResourcePlan): Record<string
         'application/merge-patch+json',
       ]),
       responses: {
-        '200': answer(`The updated ${resource.name}.`, ['ETag', 'Idempotent-Replayed']),
+        '200': answered('update', `The updated ${resource.name}.`, ['ETag', 'Idempotent-Replayed']),
         ...errors('update'),
       },
     };
@@ -214,7 +220,7 @@ export const resourcePaths = (plan: Plan, resource: ResourcePlan): Record<string
       parameters: [...itemParams, ...headerParams('IfMatch', 'IdempotencyKey', 'RequestId')],
       requestBody: body(names.create, exampleCreate(resource, plan.resourcesByName)),
       responses: {
-        '200': answer(`The replaced ${resource.name}.`, ['ETag', 'Idempotent-Replayed']),
+        '200': answered('replace', `The replaced ${resource.name}.`, ['ETag', 'Idempotent-Replayed']),
         ...errors('replace'),
       },
     };

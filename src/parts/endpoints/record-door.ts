@@ -3,6 +3,7 @@ import type { Handler, HandlerInput, HandlerOutput, RuntimeContext } from '../..
 import type { FilterOp, ListQuery, Row } from '../../storage/index.ts';
 import { routeAccess } from '../auth/route-access.ts';
 import { ApiError } from '../errors/api-error.ts';
+import { createRecordShapes, withComputed } from '../resources/computed-runtime.ts';
 import { createReadableLookup, notFound } from '../resources/load-record.ts';
 import { normalizeFilterValue } from '../resources/normalize.ts';
 import { createRecordWriter } from '../resources/record-io.ts';
@@ -63,6 +64,7 @@ const SYSTEM_FIELDS = new Set(['id', 'createdAt', 'updatedAt']);
 const compileDoor = (ctx: RuntimeContext, resource: ResourcePlan, h: RecordHandlers) => {
   const writer = createRecordWriter(resource);
   const readable = createReadableLookup(ctx, resource);
+  const shapes = createRecordShapes(ctx, resource);
   // The roles the generated endpoint asks for (an override's `roles`) hold for the door too.
   const rolesOf = (op: Operation) => routeAccess(ctx.plan, { resource: resource.name, action: op }).roles;
   const roles = new Map(
@@ -113,7 +115,9 @@ const compileDoor = (ctx: RuntimeContext, resource: ResourcePlan, h: RecordHandl
     async get(id) {
       if (!may(input, 'get')) return undefined;
       const row = await readable(id, input.principal);
-      return row ? view(input, row) : undefined;
+      if (!row) return undefined;
+      const [filled = row] = await shapes.fill([row], resource.computed, input.principal);
+      return view(input, filled);
     },
     async list(query = {}) {
       if (!may(input, 'list')) return { rows: [], ...(query.count ? { total: 0 } : {}) };
@@ -130,7 +134,8 @@ const compileDoor = (ctx: RuntimeContext, resource: ResourcePlan, h: RecordHandl
         count: query.count === true,
       };
       const rule = ctx.access.listFilter(resource, input.principal);
-      const listed = rule && 'where' in rule ? { ...asked, where: rule.where } : asked;
+      const computing = withComputed(asked, resource.computed, input.principal);
+      const listed = rule && 'where' in rule ? { ...computing, where: rule.where } : computing;
       const result =
         rule && 'test' in rule
           ? await listInProcess(ctx, resource, listed, limit, rule.test)

@@ -3,8 +3,8 @@ import type { ServiceSpec } from '../../spec/schema.ts';
 import type { PathSegment } from '../../spec/source-map.ts';
 import { asRecord, type Raw, resourceMap, transitionMap } from '../resources/lookup.ts';
 import { collectionSegment } from '../resources/naming.ts';
+import { OPERATIONS } from './operations.ts';
 import { DEFAULT_OPERATIONS } from './plan.ts';
-import { OPERATIONS } from './schema.ts';
 
 /** One route the spec declares, with where to point when it is wrong. */
 export interface DeclaredRoute {

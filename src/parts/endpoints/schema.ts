@@ -1,9 +1,10 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { stringEnum } from '../../spec/string-enum.ts';
 import { FieldsSchema } from '../resources/field-schema.ts';
+import { OPERATIONS } from './operations.ts';
 import { WireSchema } from './wire-schema.ts';
 
-export const OPERATIONS = ['list', 'get', 'create', 'update', 'replace', 'delete'] as const;
+export { OPERATIONS } from './operations.ts';
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
 /** Who may call an endpoint: `public`, a list of schemes (any of them), or `{ all: [...] }`. */
@@ -18,6 +19,7 @@ export const OperationOverrideSchema = Type.Object(
     require: Type.Optional(AccessSchema),
     roles: Type.Optional(Type.Array(Type.String())),
     summary: Type.Optional(Type.String()),
+    view: Type.Optional(Type.String({ description: 'A view of the resource this operation answers with.' })),
   },
   { additionalProperties: false },
 );

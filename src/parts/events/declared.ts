@@ -14,11 +14,14 @@ export type EmitDeclared = (type: string, payload: Readonly<Record<string, unkno
  * written. The event's data is the payload itself.
  */
 export const declaredEmitter = (ctx: RuntimeContext): EmitDeclared => {
-  const validators = new Map<string, ValidateFunction>(
-    [...ctx.plan.events.declared].map(([type, e]) => [type, ctx.ajv.compile(objectSchema(e.payload, 'output'))]),
+  const validators = new Map<string, () => ValidateFunction>(
+    [...ctx.plan.events.declared].map(([type, e]) => [
+      type,
+      ctx.schemas.later((ajv) => ajv.compile(objectSchema(e.payload, 'output'))),
+    ]),
   );
   return async (type, payload) => {
-    const validate = validators.get(type);
+    const validate = validators.get(type)?.();
     if (!validate) throw new Error(`emit: ${type} is not an event declared under events.declared`);
     if (!validate(payload)) {
       const first = validate.errors?.[0];

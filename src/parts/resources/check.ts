@@ -2,6 +2,7 @@ import { type CheckContext, isRecord } from '../../spec/check-context.ts';
 import { suggestion } from '../../spec/validate-shape.ts';
 import { checkDerived } from './check-derived.ts';
 import { checkFields } from './check-field.ts';
+import { checkViews } from './check-views.ts';
 import { knownFieldNames, resourceMap } from './lookup.ts';
 
 /** Semantic checks of part: resources. */
@@ -20,6 +21,7 @@ export const checkResources = (ctx: CheckContext): void => {
     checkIndexes(ctx, name, resource);
     checkDerived(ctx, name, resource);
   }
+  checkViews(ctx);
 };
 
 const checkIndexes = (ctx: CheckContext, name: string, resource: Record<string, unknown>) => {

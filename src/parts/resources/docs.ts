@@ -12,6 +12,7 @@ import {
 } from '../docs-model.ts';
 import { wireFields } from '../endpoints/wire-names.ts';
 import { fieldTable } from './field-docs.ts';
+import { viewBlocks } from './view-docs.ts';
 
 export const RESOURCES_HEADING = 'Resources and their fields';
 const NOT_SHOWN = 'Resources, their fields, types, formats and required flags: not shown.';
@@ -76,6 +77,7 @@ const resourceBlocks = (resource: ResourcePlan): DocBlock[] => {
   );
   const fieldsTable = fieldTable(wireFields(fields, resource.wire.names), systemRows(resource));
   if (fieldsTable) blocks.push(fieldsTable);
+  blocks.push(...viewBlocks(resource));
   if (resource.indexes.length)
     blocks.push(
       paragraph('Indexes:'),

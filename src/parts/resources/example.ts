@@ -1,4 +1,4 @@
-import type { ResourcePlan } from '../../plan/types.ts';
+import type { ComputedFieldPlan, ResourcePlan } from '../../plan/types.ts';
 import { createWireRecord, toWire } from '../endpoints/wire-names.ts';
 import type { FieldSpec } from './field-schema.ts';
 import { createNormalizer } from './normalize.ts';
@@ -112,6 +112,9 @@ export const exampleObject = (
   return out;
 };
 
+/** A computed field's example value: what an anonymous caller sees of a record nobody has touched. */
+export const exampleComputed = (c: ComputedFieldPlan): boolean | number => (c.type === 'boolean' ? false : 0);
+
 /** A record as the service returns it (in its wire's names, with its `object` member). */
 export const exampleRecord = (
   resource: ResourcePlan,
@@ -134,6 +137,7 @@ export const exampleRecord = (
     if (f.derive && !f.writeOnly && f.spec.example === undefined)
       stored[f.name] = derivedBase(resource, f.derive, stored);
   }
+  for (const c of resource.computed) stored[c.name] = exampleComputed(c);
   return createWireRecord(resource)({ ...stored, createdAt: EXAMPLE_TIME, updatedAt: EXAMPLE_TIME });
 };
 

@@ -71,6 +71,9 @@ export const FieldSchema = Type.Recursive(
         fields: Type.Optional(namedRecord('^[A-Za-z_][A-Za-z0-9_]*$', Self)),
         to: Type.Optional(Type.String({ description: 'Ref: the resource referred to.' })),
         onDelete: Type.Optional(stringEnum(ON_DELETE)),
+        view: Type.Optional(
+          Type.String({ description: 'Ref: the view of the referred resource an expanded reference is shown as.' }),
+        ),
         readableBy: Type.Optional(Type.Array(Type.String(), { description: 'Roles that may see this field.' })),
         writableBy: Type.Optional(
           Type.Array(Type.String(), {

@@ -1,4 +1,4 @@
-import type { FieldPlan, ResourcePlan } from '../../plan/types.ts';
+import type { ComputedFieldPlan, FieldPlan, ResourcePlan, ViewPlan } from '../../plan/types.ts';
 import { derivedSentence, normalizedSentence } from './field-notes.ts';
 import type { FieldSpec } from './field-schema.ts';
 import { rangeProblem } from './value-problem.ts';
@@ -195,7 +195,18 @@ const SYSTEM_OUTPUT: JsonSchema = {
   updatedAt: { type: 'string', format: 'date-time' },
 };
 
-/** A record as clients receive it: id, the readable fields, createdAt, updatedAt. */
+/** A computed field's value: read-only, never sent by a client. */
+export const computedSchema = (c: ComputedFieldPlan, docs: boolean): JsonSchema => ({
+  type: c.type,
+  ...(docs
+    ? {
+        readOnly: true,
+        description: `${c.description ? `${c.description} ` : ''}Computed for the caller: \`${c.cel}\`.`,
+      }
+    : {}),
+});
+
+/** A record as clients receive it: id, the readable fields, its computed fields, createdAt, updatedAt. */
 export const recordSchema = (resource: ResourcePlan, docs = false): JsonSchema => {
   const fields = resource.fields.filter((f) => !f.writeOnly);
   return {
@@ -203,11 +214,34 @@ export const recordSchema = (resource: ResourcePlan, docs = false): JsonSchema =
     properties: {
       id: SYSTEM_OUTPUT.id,
       ...Object.fromEntries(fields.map((f) => [f.name, fieldSchema(f.spec, 'output', docs)])),
+      ...Object.fromEntries(resource.computed.map((c) => [c.name, computedSchema(c, docs)])),
       createdAt: SYSTEM_OUTPUT.createdAt,
       updatedAt: SYSTEM_OUTPUT.updatedAt,
     },
     // Serialisers only require the system fields: a record stored before a field became required still serialises.
     required: ['id', ...(docs ? fields.filter((f) => f.required).map((f) => f.name) : []), 'createdAt', 'updatedAt'],
+    additionalProperties: false,
+  };
+};
+
+/** A view of a resource as clients receive it: its fields, then its computed fields (always present). */
+export const viewSchema = (resource: ResourcePlan, view: ViewPlan, docs = false): JsonSchema => {
+  const shown = view.fields.filter((name) => !resource.fieldsByName.get(name)?.writeOnly);
+  const property = (name: string): JsonSchema => {
+    const field = resource.fieldsByName.get(name);
+    return field ? fieldSchema(field.spec, 'output', docs) : (SYSTEM_OUTPUT[name] as JsonSchema);
+  };
+  const required = docs
+    ? shown.filter((n) => !resource.fieldsByName.has(n) || resource.fieldsByName.get(n)?.required)
+    : [];
+  return {
+    type: 'object',
+    ...(docs && view.description ? { description: view.description } : {}),
+    properties: {
+      ...Object.fromEntries(shown.map((n) => [n, property(n)])),
+      ...Object.fromEntries(view.computed.map((c) => [c.name, computedSchema(c, docs)])),
+    },
+    required: [...required, ...view.computed.map((c) => c.name)],
     additionalProperties: false,
   };
 };

@@ -2,6 +2,7 @@ import type { DerivePlan, FieldPlan, ResourcePlan } from '../../plan/types.ts';
 import type { ServiceSpec } from '../../spec/schema.ts';
 import { planResourceEndpoints } from '../endpoints/plan.ts';
 import { planStateMachine } from '../states/plan.ts';
+import { planComputedAndViews } from './computed-plan.ts';
 import type { FieldSpec } from './field-schema.ts';
 import { snakeCase } from './naming.ts';
 import type { ResourceSpec } from './schema.ts';
@@ -33,7 +34,9 @@ export const planField = (name: string, declared: FieldSpec, isState = false): F
     column: snakeCase(name),
     hasDefault: spec.default !== undefined,
     ...(spec.default !== undefined ? { default: spec.default } : {}),
-    ...(spec.type === 'ref' && spec.to ? { ref: { to: spec.to, onDelete: spec.onDelete ?? 'restrict' } } : {}),
+    ...(spec.type === 'ref' && spec.to
+      ? { ref: { to: spec.to, onDelete: spec.onDelete ?? 'restrict', ...(spec.view ? { view: spec.view } : {}) } }
+      : {}),
     ...(isState ? { isState: true } : {}),
     ...(spec.normalize?.length ? { normalize: spec.normalize } : {}),
     ...(derive ? { derive } : {}),
@@ -65,6 +68,7 @@ export const planResource = (
   }
   const fieldsByName = new Map(fields.map((f) => [f.name, f]));
   const endpoints = planResourceEndpoints(spec, name, resource, fieldsByName, states, maxPageSize);
+  const { computed, views, answerViews } = planComputedAndViews(spec, name, resource);
   return {
     name,
     ...(resource.description ? { description: resource.description } : {}),
@@ -80,5 +84,8 @@ export const planResource = (
       unique: i.unique === true,
       ...(i.name ? { name: i.name } : {}),
     })),
+    computed,
+    views,
+    answerViews,
   };
 };

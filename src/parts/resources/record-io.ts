@@ -43,9 +43,26 @@ export const parseIfMatch = (header: string | string[] | undefined): number | un
   return m ? Number(m[1]) : null;
 };
 
+/** What createRecordWriter answers: a record as clients see it, and its serialiser. */
+export type RecordWriter = ReturnType<typeof compileRecordWriter>;
+
+// A stringifier costs a few milliseconds to compile, and every handler that answers a resource's records asks for
+// its writer (CRUD, lists, each transition, events, doors): one per resource plan, shared, as it holds no state.
+const writers = new WeakMap<ResourcePlan, RecordWriter>();
+
 /** Turns a stored row into what clients see, and serialises it with a schema-compiled stringifier. */
-export const createRecordWriter = (resource: ResourcePlan) => {
+export const createRecordWriter = (resource: ResourcePlan): RecordWriter => {
+  let writer = writers.get(resource);
+  if (!writer) {
+    writer = compileRecordWriter(resource);
+    writers.set(resource, writer);
+  }
+  return writer;
+};
+
+const compileRecordWriter = (resource: ResourcePlan) => {
   const visible = resource.fields.filter((f) => !f.writeOnly);
+  const computed = resource.computed;
   const stringify = fastJson(recordSchema(resource) as unknown as Parameters<typeof fastJson>[0]);
   const toApi = (row: Row): Record<string, unknown> => {
     // Same key order as the compiled stringifier writes (required system fields first), so a record reads the
@@ -56,6 +73,8 @@ export const createRecordWriter = (resource: ResourcePlan) => {
       if (v !== null && v !== undefined) out[f.name] = v;
       else if (f.nullable) out[f.name] = null;
     }
+    // Computed fields are in a row only when its query computed them for the caller (never in events).
+    for (const c of computed) if (row[c.name] !== undefined) out[c.name] = row[c.name];
     return out;
   };
   /** What a caller sees: `hidden` fields (readable only by other roles, secrets) left out. */

@@ -1,9 +1,10 @@
-import type { ResourcePlan } from '../../plan/types.ts';
+import type { Operation, ResourcePlan } from '../../plan/types.ts';
 import { type Handler, type HandlerInput, type RuntimeContext, runHooks } from '../../runtime/context.ts';
 import { compileBodyValidator } from '../../runtime/validator.ts';
 import type { Row } from '../../storage/index.ts';
 import { hashPassword, isPasswordHash } from '../auth/passwords.ts';
 import { ApiError } from '../errors/api-error.ts';
+import { createRecordShapes } from './computed-runtime.ts';
 import { createDerivedWriter } from './derived-fields.ts';
 import { createSchema, patchSchema } from './json-schema.ts';
 import { createParentCheck, createRecordLoader, expectRevision } from './load-record.ts';
@@ -26,10 +27,15 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 /** Compiles the CRUD handlers of one resource: validators, serialiser and id pattern are built here, once. */
 export const compileRecordHandlers = (ctx: RuntimeContext, resource: ResourcePlan): RecordHandlers => {
   const writer = createRecordWriter(resource);
-  const readOnly = new Set<string>([...SYSTEM_FIELDS, ...resource.fields.filter((f) => f.readOnly).map((f) => f.name)]);
+  const readOnly = new Set<string>([
+    ...SYSTEM_FIELDS,
+    ...resource.fields.filter((f) => f.readOnly).map((f) => f.name),
+    ...resource.computed.map((c) => c.name),
+  ]);
+  const shapes = createRecordShapes(ctx, resource);
   const stateField = resource.states?.field;
-  const validateCreate = compileBodyValidator(ctx.ajv, createSchema(resource), readOnly);
-  const validatePatch = compileBodyValidator(ctx.ajv, patchSchema(resource), readOnly);
+  const validateCreate = compileBodyValidator(ctx.schemas, createSchema(resource), readOnly);
+  const validatePatch = compileBodyValidator(ctx.schemas, patchSchema(resource), readOnly);
   const writable = resource.fields.filter((f) => !f.readOnly);
   const normalizer = createNormalizer(resource);
   const derived = createDerivedWriter(ctx, resource);
@@ -43,12 +49,19 @@ export const compileRecordHandlers = (ctx: RuntimeContext, resource: ResourcePla
     body,
     headers: { 'content-type': JSON_TYPE, etag: etagOf(row), ...extra },
   });
-  const respond = (input: HandlerInput, status: number, row: Row) =>
-    answerWith(
-      status,
-      row,
-      writer.serialize(writer.visibleTo(row, ctx.access.hiddenFields(resource, input.principal))),
-    );
+  /** The operation's answer: the record or the operation's view, with its computed fields for this caller. */
+  const respond = async (
+    input: HandlerInput,
+    op: Operation,
+    status: number,
+    row: Row,
+    extra?: Record<string, string>,
+  ) => {
+    const shape = shapes.shapeOf(op);
+    const [shown = row] = await shapes.fill([row], shape.computed, input.principal);
+    const hidden = ctx.access.hiddenFields(resource, input.principal);
+    return answerWith(status, row, shape.writer.serialize(writer.visibleTo(shown, hidden)), extra);
+  };
 
   /** Passwords of a user store are stored as scrypt hashes only. */
   const hashPasswords = async (values: Record<string, unknown>) => {
@@ -172,12 +185,15 @@ export const compileRecordHandlers = (ctx: RuntimeContext, resource: ResourcePla
     const location = resource.itemPath.replace(/\{(\w+)\}/g, (_, p: string) =>
       p === 'id' ? row.id : (input.params[p] ?? ''),
     );
-    return answerWith(201, row, answer, { location: `${ctx.plan.service.basePath}${location}` });
+    const headers = { location: `${ctx.plan.service.basePath}${location}` };
+    // An answer with computed fields or in a view is not the event's record: it is read and written on its own.
+    if (shapes.computes('create') || resource.answerViews.create) return respond(input, 'create', 201, row, headers);
+    return answerWith(201, row, answer, headers);
   };
 
-  const get: Handler = async (input) => respond(input, 200, await load(input));
+  const get: Handler = async (input) => respond(input, 'get', 200, await load(input));
 
-  const write = async (input: HandlerInput, next: Record<string, unknown>, current: Row) => {
+  const write = async (input: HandlerInput, op: 'update' | 'replace', next: Record<string, unknown>, current: Row) => {
     const revision = expectRevision(input, current);
     ctx.access.authorize(resource, 'update', input.principal, current, input.body);
     if (owner && JSON.stringify(next[owner] ?? null) !== JSON.stringify(current[owner] ?? null)) throw readOnlyOwner();
@@ -209,7 +225,7 @@ export const compileRecordHandlers = (ctx: RuntimeContext, resource: ResourcePla
     if (!row)
       throw new ApiError('precondition_failed', 'The record changed while it was being written; read it again.');
     await runHooks(ctx, { kind: 'updated', resource, before: current, after: row, actor: input.caller });
-    return respond(input, 200, row);
+    return respond(input, op, 200, row);
   };
 
   const update: Handler = async (input) => {
@@ -224,7 +240,7 @@ export const compileRecordHandlers = (ctx: RuntimeContext, resource: ResourcePla
     const stillValid = validateCreate(whole);
     if (stillValid) throw stillValid;
     normalizer.arrays(merged);
-    return write(input, merged, current);
+    return write(input, 'update', merged, current);
   };
 
   const replace: Handler = async (input) => {
@@ -243,7 +259,7 @@ export const compileRecordHandlers = (ctx: RuntimeContext, resource: ResourcePla
     ];
     for (const name of kept) if (name in values && body[name] === undefined) values[name] = current[name] ?? null;
     bindParents(input, values);
-    return write(input, values, current);
+    return write(input, 'replace', values, current);
   };
 
   const remove: Handler = async (input) => {

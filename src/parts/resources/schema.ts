@@ -2,6 +2,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import { namedRecord } from '../../spec/named-record.ts';
 import { StatesSchema } from '../states/schema.ts';
 import { FieldsSchema } from './field-schema.ts';
+import { ComputedFieldsSchema, ViewsSchema } from './view-schema.ts';
 
 export const IndexSchema = Type.Object(
   {
@@ -30,6 +31,8 @@ export const ResourceSchema = Type.Object(
     fields: FieldsSchema,
     indexes: Type.Optional(Type.Array(IndexSchema)),
     states: Type.Optional(StatesSchema),
+    computed: Type.Optional(ComputedFieldsSchema),
+    views: Type.Optional(ViewsSchema),
   },
   { additionalProperties: false },
 );

@@ -1,4 +1,4 @@
-import { parse } from '@marcbachmann/cel-js';
+import { parseCel } from '../../spec/cel-parse.ts';
 
 export type Guard = (vars: { record: unknown; input: unknown; principal: unknown }) => boolean;
 
@@ -7,7 +7,7 @@ export type Guard = (vars: { record: unknown; input: unknown; principal: unknown
  * false: a transition only goes ahead when its guard positively holds.
  */
 export const compileGuard = (expression: string): Guard => {
-  const evaluate = parse(expression);
+  const evaluate = parseCel(expression);
   return (vars) => {
     try {
       return evaluate(vars as Record<string, unknown>) === true;

@@ -40,7 +40,7 @@ export const compileTransition = (
 ) => {
   const writer = createRecordWriter(resource);
   const guard = t.when ? compileGuard(t.when) : undefined;
-  const validate = compileBodyValidator(ctx.ajv, objectSchema(t.input ?? {}, 'input'));
+  const validate = compileBodyValidator(ctx.schemas, objectSchema(t.input ?? {}, 'input'));
   const copied = Object.keys(t.input ?? {}).filter((name) => resource.fieldsByName.has(name) && name !== machine.field);
   // A machine with no timed transition schedules no timer, so a transition has none to cancel: a round trip saved
   // per transition on a database server.
