@@ -1,4 +1,5 @@
 import type { CustomEndpointSpec, ResourceEndpointsSpec } from './parts/endpoints/schema.ts';
+import type { WireSpec } from './parts/endpoints/wire-schema.ts';
 import type { ServiceSpec } from './spec/schema.ts';
 
 type PurposeSpec = NonNullable<ServiceSpec['service']>;
@@ -39,6 +40,7 @@ type UpperLetter =
 export type EndpointsDefinition = {
   custom?: CustomEndpointSpec[];
   basePath?: string;
+  wire?: WireSpec;
   [resource: `${UpperLetter}${string}`]: ResourceEndpointsSpec;
 };
 
@@ -58,6 +60,9 @@ export const defineService = <const S extends ServiceDefinition>(spec: S & Servi
 type NoExtraKeys<S> = { [K in Exclude<keyof S, keyof ServiceDefinition>]: never } & {
   service?: { [K in Exclude<keyof S[Extract<'service', keyof S>], keyof PurposeSpec>]: never };
   endpoints?: {
-    [K in Exclude<keyof S[Extract<'endpoints', keyof S>], 'custom' | 'basePath' | `${UpperLetter}${string}`>]: never;
+    [K in Exclude<
+      keyof S[Extract<'endpoints', keyof S>],
+      'custom' | 'basePath' | 'wire' | `${UpperLetter}${string}`
+    >]: never;
   };
 };

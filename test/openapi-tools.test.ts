@@ -26,6 +26,7 @@ const specFiles = [
     ['service.yaml', 'service.ts'].map((f) => join('examples', dir, f)).filter((f) => existsSync(f)),
   ),
   FIXTURE,
+  'test/fixtures/shapes-wire/service.yaml',
 ];
 
 const planOf = async (file: string) => {

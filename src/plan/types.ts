@@ -136,6 +136,55 @@ export interface ResourcePlan {
   readonly views: ReadonlyMap<string, ViewPlan>;
   /** The view an operation answers with (`endpoints.<R>.overrides.<op>.view`), when not the whole record. */
   readonly answerViews: Readonly<Partial<Record<Operation, string>>>;
+  /** The constant `object` member of every answer (Stripe's `"object": "customer"`). */
+  readonly object?: string;
+  /** How this resource's records travel: naming, envelopes, paging (endpoints.wire and its own `wire`). */
+  readonly wire: WirePlan;
+}
+
+export type PagingStyle = 'cursor' | 'offset' | 'page' | 'starting_after';
+
+/** A member of a list answer that does not depend on the page: a constant, or a template over the request path. */
+export interface ListExtraPlan {
+  readonly name: string;
+  readonly value: string | number | boolean;
+  /** The value is a string with `{path}` in it. */
+  readonly templated: boolean;
+}
+
+/** The members of a list answer, as the wire names them. */
+export interface ListEnvelopePlan {
+  /** The member holding the page; null: the answer is the bare array. */
+  readonly items: string | null;
+  /** Cursor paging: the next cursor's member. */
+  readonly next?: string;
+  /** The count of every match; offset paging counts always, page paging when this is named. */
+  readonly total?: string;
+  /** starting_after paging: whether more records follow. */
+  readonly hasMore?: string;
+  readonly extras: readonly ListExtraPlan[];
+}
+
+/** One level of renamed fields: the wire name of each field, and how to rename inside it (nested objects). */
+export interface WireNames {
+  /** Engine name → wire name, for every field of this level that the naming changes. */
+  readonly out: ReadonlyMap<string, { readonly name: string; readonly inner?: WireNames }>;
+  /** Wire name → engine name: the same, backwards. */
+  readonly in: ReadonlyMap<string, { readonly name: string; readonly inner?: WireNames }>;
+}
+
+export interface WirePlan {
+  readonly naming: 'camelCase' | 'snake_case';
+  readonly paging: PagingStyle;
+  readonly list: ListEnvelopePlan;
+  /** Single-record envelope of requests and answers: `user` → `{"user": {...}}`. */
+  readonly envelope?: string;
+  /** Every name on the wire is the engine's own (no renaming, no envelope, no `object`): answers pass untouched. */
+  readonly plain: boolean;
+  /** The record's renamed fields (empty maps under camelCase); see endpoints/wire-names.ts for the walkers. */
+  readonly names: WireNames;
+  /** The wire name of a field path: `lines/0/unitPrice` → `lines/0/unit_price` (for error pointers). */
+  readonly pointer: (enginePointer: string) => string;
 }
 
 /** A computed field: its declaration and the subquery its CEL compiled to. */

@@ -211,6 +211,32 @@ export const DIAGNOSTIC_CODES = {
   },
   'invalid-handler': { severity: 'error', part: 'endpoints', summary: 'A handler is not written module#export.' },
   'invalid-page-size': { severity: 'error', part: 'endpoints', summary: 'A default page size above the maximum.' },
+  'wire-name-clash': {
+    severity: 'error',
+    part: 'endpoints',
+    summary: 'The wire naming gives two fields one name, or the `object` member has the name of a field.',
+  },
+  'envelope-names-field': {
+    severity: 'warning',
+    part: 'endpoints',
+    summary: 'A single-record envelope has the name of one of the record’s fields.',
+  },
+  'paging-member-unused': {
+    severity: 'error',
+    part: 'endpoints',
+    summary: 'A list member the paging style never fills (a total for starting_after, a next cursor for offset…).',
+  },
+  'bare-list-members': {
+    severity: 'error',
+    part: 'endpoints',
+    summary: 'A list answered as a bare array (items: null) also names members it has nowhere to put.',
+  },
+  'list-member-clash': { severity: 'error', part: 'endpoints', summary: 'Two members of a list answer share a name.' },
+  'unknown-list-template': {
+    severity: 'error',
+    part: 'endpoints',
+    summary: 'A list extra uses a template variable other than {path}.',
+  },
   // auth
   'unknown-scheme': {
     severity: 'error',

@@ -75,6 +75,8 @@ export interface ListQuery {
   readonly after?: readonly unknown[];
   /** How many rows to read (the runtime asks for one more than the page to know whether a next page exists). */
   readonly limit: number;
+  /** Rows to skip before the page (offset and page paging); keyset paging leaves it out. */
+  readonly offset?: number;
   readonly count: boolean;
   /** Values computed per row in the same query, added to each row by name. */
   readonly computed?: readonly ComputedColumn[];

@@ -6,10 +6,11 @@ import { knownEventNames } from '../events/event-names.ts';
 import { checkFields } from '../resources/check-field.ts';
 import { asRecord, fieldMap, type Raw, resourceMap } from '../resources/lookup.ts';
 import { checkListOptions } from './check-list.ts';
+import { checkWire } from './check-wire.ts';
 import { bindParentParam, pathParams } from './plan.ts';
 import { collectionPathOf, declaredRoutes, routeKey } from './routes.ts';
 
-const NOT_RESOURCES = new Set(['custom', 'basePath']);
+const NOT_RESOURCES = new Set(['custom', 'basePath', 'wire']);
 const HANDLER = /^[^#\s]+#[A-Za-z_$][\w$]*$/;
 
 /** Semantic checks of part: endpoints. */
@@ -34,6 +35,7 @@ export const checkEndpoints = (ctx: CheckContext): void => {
   const shadowed = checkCollectionClashes(ctx, resources);
   checkRoutes(ctx, shadowed);
   checkCustomEndpoints(ctx, names);
+  checkWire(ctx);
 };
 
 const checkCollectionParams = (ctx: CheckContext, name: string, resource: Raw, path: string) => {

@@ -14,6 +14,8 @@ import {
 } from '../docs-model.ts';
 import { fieldSummary, fieldTable } from '../resources/field-docs.ts';
 import { customAccess, operationAccess, transitionAccess } from './access-docs.ts';
+import { listAnswerShape, pagingSpans, recordWireSpans } from './wire-docs.ts';
+import { isConventionalList } from './wire-plan.ts';
 
 export const ENDPOINTS_HEADING = 'Endpoints';
 const NOT_SHOWN = 'Methods, path shapes and request and response payload shapes: not shown.';
@@ -37,12 +39,18 @@ const OPERATION_SHAPES: ReadonlyArray<{
 
 const listOptions = (resource: ResourcePlan): Inline[] => {
   const l = resource.list;
-  const sortDefault = l.defaultSort.map((k) => `${k.desc ? '-' : ''}${k.field}`).join(',');
+  const wire = (name: string) => resource.wire.names.out.get(name)?.name ?? name;
+  const sortDefault = l.defaultSort.map((k) => `${k.desc ? '-' : ''}${wire(k.field)}`).join(',');
   const items: Inline[] = [];
-  if (l.filter.length) items.push(['Filter on: ', ...codes(l.filter)]);
-  items.push(['Sort by: ', ...codes(l.sort), '; default ', code(sortDefault)]);
-  items.push(`Page size: ${l.pageSize.default} by default, at most ${l.pageSize.max}; pages are cursors.`);
-  if (l.expand.length) items.push(['Expand references: ', ...codes(l.expand)]);
+  if (l.filter.length) items.push(['Filter on: ', ...codes(l.filter.map(wire))]);
+  items.push(['Sort by: ', ...codes(l.sort.map(wire)), '; default ', code(sortDefault)]);
+  items.push(
+    resource.wire.paging === 'cursor'
+      ? `Page size: ${l.pageSize.default} by default, at most ${l.pageSize.max}; pages are cursors.`
+      : [`Page size: ${l.pageSize.default} by default, at most ${l.pageSize.max}; `, ...pagingSpans(resource)],
+  );
+  if (l.expand.length) items.push(['Expand references: ', ...codes(l.expand.map(wire))]);
+  if (!isConventionalList(resource)) items.push(['Answer: ', code(listAnswerShape(resource))]);
   return items;
 };
 
@@ -65,15 +73,17 @@ const resourceBlocks = (plan: Plan, resource: ResourcePlan): DocBlock[] => {
       resource.name,
       transitionAccess(plan, resource.name, t.name),
     ]);
-  const writable = resource.fields.filter((f) => !f.readOnly).map((f) => f.name);
-  const readOnly = resource.fields.filter((f) => f.readOnly).map((f) => f.name);
+  const wire = (name: string) => resource.wire.names.out.get(name)?.name ?? name;
+  const writable = resource.fields.filter((f) => !f.readOnly).map((f) => wire(f.name));
+  const readOnly = resource.fields.filter((f) => f.readOnly).map((f) => wire(f.name));
   const shape: Span[] = [`${resource.name} records are sent and returned as JSON objects of their fields. Writable: `];
   shape.push(
     ...(writable.length ? codes(writable) : ['none']),
     '. Read-only: ',
-    ...codes(['id', 'createdAt', 'updatedAt', ...readOnly]),
+    ...codes([...['id', 'createdAt', 'updatedAt'].map(wire), ...readOnly]),
     '.',
   );
+  shape.push(...recordWireSpans(resource));
   const blocks: DocBlock[] = [heading(3, resource.name), paragraph(...shape), table(COLUMNS, rows)];
   if (resource.operations.has('list')) blocks.push(paragraph('List query options:'), list(listOptions(resource)));
   return blocks;

@@ -6,6 +6,7 @@ import { compileRecordHandlers, type RecordHandlers } from '../resources/runtime
 import { compileCustomHandler } from './custom-runtime.ts';
 import { compileListHandler } from './list-runtime.ts';
 import { createRecordDoors } from './record-door.ts';
+import { wireRecordRoute } from './wire-runtime.ts';
 
 /**
  * The endpoints part on the server: each resource's list and CRUD operations the spec asks for, then the custom
@@ -27,7 +28,7 @@ export const endpointsPart: ServerPart = {
           operation: `${resource.name}.${operation}`,
           kind: { resource: resource.name, action: operation },
           body,
-          handler,
+          handler: operation === 'list' ? handler : wireRecordRoute(resource, handler),
         });
       if (ops.has('list')) add('GET', resource.collectionPath, 'list', 'none', compileListHandler(ctx, resource));
       if (ops.has('create')) add('POST', resource.collectionPath, 'create', 'json', h.create);

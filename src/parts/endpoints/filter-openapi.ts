@@ -54,14 +54,15 @@ export const filterParameters = (resource: ResourcePlan): OpenApiObject[] => {
   return names.flatMap((name) => {
     const field = resource.fieldsByName.get(name) ?? SYSTEM_FILTERABLE[name];
     if (!field) return [];
+    const wire = resource.wire.names.out.get(name)?.name ?? name;
     return operatorsFor(field).flatMap((op) => {
       const parameter = (key: string) => ({
         name: key,
         in: 'query',
-        description: `Only records whose ${name} ${describe(field, op)}.`,
+        description: `Only records whose ${wire} ${describe(field, op)}.`,
         schema: op === 'in' ? { type: 'string' } : valueSchema(field),
       });
-      return op === 'eq' ? [parameter(name), parameter(`${name}[eq]`)] : [parameter(`${name}[${op}]`)];
+      return op === 'eq' ? [parameter(wire), parameter(`${wire}[eq]`)] : [parameter(`${wire}[${op}]`)];
     });
   });
 };

@@ -1,10 +1,14 @@
 import type { ResourcePlan } from '../../plan/types.ts';
-import type { Handler, RuntimeContext } from '../../runtime/context.ts';
+import type { Handler, HandlerInput, RuntimeContext } from '../../runtime/context.ts';
 import type { Filter, ListQuery, ListResult, Row } from '../../storage/index.ts';
+import { ApiError } from '../errors/api-error.ts';
 import { createExpansion, createRecordShapes, withComputed } from '../resources/computed-runtime.ts';
-import { createParentCheck } from '../resources/load-record.ts';
+import { createParentCheck, createReadableLookup } from '../resources/load-record.ts';
 import { createRecordWriter } from '../resources/record-io.ts';
-import { encodeCursor, parseListQuery } from './list-query.ts';
+import { compileListAnswer } from './list-answer.ts';
+import { encodeCursor, type ParsedList, parseListQuery } from './list-query.ts';
+import { isConventionalList } from './wire-plan.ts';
+import { createWireRecord, type WireRecord } from './wire-runtime.ts';
 
 const SCAN_BATCH = 200;
 const MAX_SCANNED = 10_000;
@@ -23,15 +27,22 @@ export const listInProcess = async (
   const rows: Row[] = [];
   let after = query.after;
   let scanned = 0;
+  // Offset paging skips the first rows the caller may read, not the first rows of the table.
+  let skip = query.offset ?? 0;
+  const { offset: _offset, ...scan } = query;
   while (rows.length <= pageSize && scanned < MAX_SCANNED) {
     const batch = await ctx.store.list(resource.name, {
-      ...query,
+      ...scan,
       count: false,
       limit: SCAN_BATCH,
       ...(after ? { after } : {}),
     });
     scanned += batch.rows.length;
-    for (const row of batch.rows) if (rows.length <= pageSize && test(row)) rows.push(row);
+    for (const row of batch.rows) {
+      if (rows.length > pageSize || !test(row)) continue;
+      if (skip > 0) skip--;
+      else rows.push(row);
+    }
     const last = batch.rows.at(-1);
     if (batch.rows.length < SCAN_BATCH || !last) break;
     after = ctx.store.keysetOf(resource.name, query, last);
@@ -40,7 +51,7 @@ export const listInProcess = async (
   let total = 0;
   let cursor: readonly unknown[] | undefined;
   for (let seen = 0; seen < MAX_SCANNED; ) {
-    const { after: _skip, ...rest } = query;
+    const { after: _skip, offset: _from, ...rest } = query;
     const batch = await ctx.store.list(resource.name, {
       ...rest,
       count: false,
@@ -56,12 +67,39 @@ export const listInProcess = async (
   return { rows };
 };
 
-/** Compiles the list handler of a resource: `{data, nextCursor}` (and `total` with count=true). */
+/** Compiles the list handler of a resource: `{data, nextCursor}` (and `total` with count=true), or its wire's shape. */
 export const compileListHandler = (ctx: RuntimeContext, resource: ResourcePlan): Handler => {
   const writer = createRecordWriter(resource);
   const parentsOf = createParentCheck(ctx, resource);
   const shape = createRecordShapes(ctx, resource).shapeOf('list');
   const expand = createExpansion(ctx, resource);
+  const wireRecords = new Map(ctx.plan.resources.map((r) => [r.name, createWireRecord(r)]));
+  const onWire = wireRecords.get(resource.name) as WireRecord;
+  // A list whose answer is the engine's own `{data, nextCursor}` is written as it always was, nothing more.
+  const conventional = resource.wire.plain && isConventionalList(resource);
+  const answer = compileListAnswer(ctx.plan.service.basePath, resource);
+  const anchors = createReadableLookup(ctx, resource);
+
+  /** starting_after / ending_before: the keyset of the record named, which must be one the caller may read. */
+  const anchored = async (
+    input: HandlerInput,
+    parsed: ParsedList,
+    query: ListQuery,
+  ): Promise<{ query: ListQuery; backwards: boolean }> => {
+    const start = parsed.start;
+    if (start.style !== 'starting_after') return { query, backwards: false };
+    const id = start.startingAfter ?? start.endingBefore;
+    if (id === undefined) return { query, backwards: false };
+    const param = start.startingAfter !== undefined ? 'starting_after' : 'ending_before';
+    const row = await anchors(id, input.principal);
+    if (!row || resource.parentParams.some((p) => row[p.field] !== input.params[p.param]))
+      throw new ApiError('invalid_query', `${param} names no ${resource.name} of this list.`, undefined, { param });
+    const backwards = param === 'ending_before';
+    const sorted = { ...query, sort: backwards ? query.sort.map((k) => ({ ...k, desc: !k.desc })) : query.sort };
+    return { query: { ...sorted, after: ctx.store.keysetOf(resource.name, sorted, row) }, backwards };
+  };
+
+  // Its refusals already name fields and parameters as the wire does (list-query.ts reads wire names).
   return async (input) => {
     if (resource.parentParams.length) await parentsOf(input);
     const parents: Filter[] = resource.parentParams.map((p) => ({
@@ -73,16 +111,22 @@ export const compileListHandler = (ctx: RuntimeContext, resource: ResourcePlan):
     const parsed = parseListQuery(resource, input.query, parents, hidden);
     const rule = ctx.access.listFilter(resource, input.principal);
     // Computed fields are read in the page's own query: one SELECT for the page, whatever its size.
-    const asked = withComputed(parsed.query, shape.computed, input.principal);
+    const computed = withComputed(parsed.query, shape.computed, input.principal);
+    const { query: asked, backwards } =
+      parsed.start.style === 'starting_after'
+        ? await anchored(input, parsed, computed)
+        : { query: computed, backwards: false };
     const query = rule && 'where' in rule ? { ...asked, where: rule.where } : asked;
     const result =
       rule && 'test' in rule
         ? await listInProcess(ctx, resource, query, parsed.pageSize, rule.test)
         : await ctx.store.list(resource.name, query);
     const page = result.rows.slice(0, parsed.pageSize);
+    if (backwards) page.reverse();
+    const hasMore = result.rows.length > parsed.pageSize;
     const last = page.at(-1);
     const nextCursor =
-      result.rows.length > parsed.pageSize && last
+      parsed.start.style === 'cursor' && hasMore && last
         ? encodeCursor(parsed.sortKey, ctx.store.keysetOf(resource.name, query, last))
         : null;
     const data: Array<Record<string, unknown>> = page.map((row) => shape.writer.toApi(writer.visibleTo(row, hidden)));
@@ -91,10 +135,26 @@ export const compileListHandler = (ctx: RuntimeContext, resource: ResourcePlan):
       // The records as the caller may see them (or as the reference's view); one the caller may not read stays an id.
       const targets = await expand(name, ids, input.principal);
       if (!targets) continue;
-      for (const record of data)
-        if (typeof record[name] === 'string') record[name] = targets.get(record[name] as string) ?? record[name];
+      const to = resource.fieldsByName.get(name)?.ref?.to ?? '';
+      const targetWire = wireRecords.get(to);
+      const plain = ctx.plan.resourcesByName.get(to)?.wire.plain !== false;
+      for (const record of data) {
+        const target = typeof record[name] === 'string' ? targets.get(record[name] as string) : undefined;
+        if (target) record[name] = plain || !targetWire ? target : targetWire(target);
+      }
     }
-    const body = JSON.stringify({ data, nextCursor, ...(result.total !== undefined ? { total: result.total } : {}) });
-    return { status: 200, body, headers: { 'content-type': 'application/json; charset=utf-8' } };
+    if (conventional) {
+      const body = JSON.stringify({ data, nextCursor, ...(result.total !== undefined ? { total: result.total } : {}) });
+      return { status: 200, body, headers: { 'content-type': 'application/json; charset=utf-8' } };
+    }
+    const start = parsed.start;
+    return answer(input, {
+      data: data.map(onWire),
+      nextCursor,
+      ...(result.total !== undefined ? { total: result.total } : {}),
+      // With ending_before the rows read past the page lie before it: has_more then says more records precede it.
+      hasMore,
+      ...(start.style === 'page' ? { page: { number: start.page, size: parsed.pageSize } } : {}),
+    });
   };
 };

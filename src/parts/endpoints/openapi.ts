@@ -7,6 +7,8 @@ import { resourceSchemaNames } from '../resources/openapi.ts';
 import { answerOf } from '../resources/view-openapi.ts';
 import { customOperation } from './custom-openapi.ts';
 import { filterParameters } from './filter-openapi.ts';
+import { pageExample, pagingParameters } from './paging-openapi.ts';
+import { exampleInEnvelope, inEnvelope } from './wire-openapi.ts';
 
 export type PathItem = Record<string, OpenApiObject>;
 
@@ -43,6 +45,14 @@ export const endpointComponents = (): Pick<OpenApiComponents, 'parameters' | 'he
       schema: { type: 'string', examples: ['"r1"'] },
     },
     Location: { description: 'The URL of the created record.', schema: { type: 'string', format: 'uri-reference' } },
+    Link: {
+      description:
+        'RFC 8288 links to the first, previous, next and last pages (`rel` first, prev, next, last), as they apply.',
+      schema: {
+        type: 'string',
+        examples: ['</issues?page=2&per_page=30>; rel="next", </issues?page=5&per_page=30>; rel="last"'],
+      },
+    },
     'Idempotent-Replayed': {
       description: 'Present (true) when this answer replays an earlier request with the same Idempotency-Key.',
       schema: { type: 'string', enum: ['true'] },
@@ -78,46 +88,42 @@ export const pathParameters = (plan: Plan, resource: ResourcePlan, item: boolean
 
 const listParameters = (resource: ResourcePlan): OpenApiObject[] => {
   const { list } = resource;
-  const sortKey = `[-+]?(${list.sort.join('|')})`;
+  const wire = (name: string) => resource.wire.names.out.get(name)?.name ?? name;
+  const sortable = list.sort.map(wire);
+  const expandable = list.expand.map(wire);
+  const sortKey = `[-+]?(${sortable.join('|')})`;
   return [
-    {
-      name: 'limit',
-      in: 'query',
-      description: `Page size (at most ${list.pageSize.max}).`,
-      schema: { type: 'integer', minimum: 1, maximum: list.pageSize.max, default: list.pageSize.default },
-    },
-    {
-      name: 'cursor',
-      in: 'query',
-      description: 'The `nextCursor` of the previous page.',
-      schema: { type: 'string', maxLength: 2048 },
-    },
+    ...pagingParameters(resource),
     {
       name: 'sort',
       in: 'query',
-      description: `Comma-separated fields, \`-\` for descending; sortable: ${list.sort.join(', ')}. Default: ${list.defaultSort.map((s) => `${s.desc ? '-' : ''}${s.field}`).join(',')}.`,
+      description: `Comma-separated fields, \`-\` for descending; sortable: ${sortable.join(', ')}. Default: ${list.defaultSort.map((s) => `${s.desc ? '-' : ''}${wire(s.field)}`).join(',')}.`,
       schema: {
         type: 'string',
         pattern: `^${sortKey}(,${sortKey}){0,3}$`,
-        examples: [`-${list.sort.at(-1) ?? 'createdAt'}`],
+        examples: [`-${sortable.at(-1) ?? 'createdAt'}`],
       },
     },
-    ...(list.expand.length
+    ...(expandable.length
       ? [
           {
             name: 'expand',
             in: 'query',
-            description: `Comma-separated references to replace by the records they name: ${list.expand.join(', ')}.`,
-            schema: { type: 'string', pattern: `^(${list.expand.join('|')})(,(${list.expand.join('|')}))*$` },
+            description: `Comma-separated references to replace by the records they name: ${expandable.join(', ')}.`,
+            schema: { type: 'string', pattern: `^(${expandable.join('|')})(,(${expandable.join('|')}))*$` },
           },
         ]
       : []),
-    {
-      name: 'count',
-      in: 'query',
-      description: 'Also answer `total`, the number of matching records.',
-      schema: { type: 'boolean', default: false },
-    },
+    ...(resource.wire.paging === 'cursor'
+      ? [
+          {
+            name: 'count',
+            in: 'query',
+            description: `Also answer \`${resource.wire.list.total ?? 'total'}\`, the number of matching records.`,
+            schema: { type: 'boolean', default: false },
+          },
+        ]
+      : []),
     ...filterParameters(resource),
   ];
 };
@@ -136,8 +142,21 @@ export const resourcePaths = (plan: Plan, resource: ResourcePlan): Record<string
   const tags = [resource.name];
   const body = (schema: string, example: unknown, types = [JSON_TYPE]) => ({
     required: true,
-    content: Object.fromEntries(types.map((t) => [t, { schema: ref('schemas', schema), example }])),
+    content: Object.fromEntries(
+      types.map((t) => [
+        t,
+        { schema: inEnvelope(resource, ref('schemas', schema)), example: exampleInEnvelope(resource, example) },
+      ]),
+    ),
   });
+  // Answers of one record: in the single-record envelope when the wire has one.
+  const answered = (op: Operation, description: string, headers: string[]) =>
+    success(
+      description,
+      inEnvelope(resource, answer(op).schema),
+      exampleInEnvelope(resource, answer(op).example),
+      headers,
+    );
   const has = (op: Operation) => resource.operations.has(op);
   const plural = pluralize(resource.name);
 
@@ -148,10 +167,12 @@ export const resourcePaths = (plan: Plan, resource: ResourcePlan): Record<string
       tags,
       parameters: [...pathParameters(plan, resource, false), ...listParameters(resource), ...headerParams('RequestId')],
       responses: {
-        '200': success(`A page of ${plural}.`, ref('schemas', names.page), {
-          data: [answer('list').example],
-          nextCursor: null,
-        }),
+        '200': success(
+          `A page of ${plural}.`,
+          ref('schemas', names.page),
+          pageExample(resource, answer('list').example),
+          resource.wire.paging === 'page' ? ['Link'] : [],
+        ),
         ...errors('list'),
       },
     };
@@ -163,11 +184,7 @@ export const resourcePaths = (plan: Plan, resource: ResourcePlan): Record<string
       parameters: [...pathParameters(plan, resource, false), ...headerParams('IdempotencyKey', 'RequestId')],
       requestBody: body(names.create, exampleCreate(resource, plan.resourcesByName)),
       responses: {
-        '201': success(`The created ${resource.name}.`, answer('create').schema, answer('create').example, [
-          'ETag',
-          'Location',
-          'Idempotent-Replayed',
-        ]),
+        '201': answered('create', `The created ${resource.name}.`, ['ETag', 'Location', 'Idempotent-Replayed']),
         ...errors('create'),
       },
     };
@@ -178,10 +195,7 @@ export const resourcePaths = (plan: Plan, resource: ResourcePlan): Record<string
       summary: `Get ${withArticle(resource.name)}`,
       tags,
       parameters: [...itemParams, ...headerParams('RequestId')],
-      responses: {
-        '200': success(`The ${resource.name}.`, answer('get').schema, answer('get').example, ['ETag']),
-        ...errors('get'),
-      },
+      responses: { '200': answered('get', `The ${resource.name}.`, ['ETag']), ...errors('get') },
     };
   if (has('update'))
     item.patch = {
@@ -194,10 +208,7 @@ export const resourcePaths = (plan: Plan, resource: ResourcePlan): Record<string
         'application/merge-patch+json',
       ]),
       responses: {
-        '200': success(`The updated ${resource.name}.`, answer('update').schema, answer('update').example, [
-          'ETag',
-          'Idempotent-Replayed',
-        ]),
+        '200': answered('update', `The updated ${resource.name}.`, ['ETag', 'Idempotent-Replayed']),
         ...errors('update'),
       },
     };
@@ -209,10 +220,7 @@ export const resourcePaths = (plan: Plan, resource: ResourcePlan): Record<string
       parameters: [...itemParams, ...headerParams('IfMatch', 'IdempotencyKey', 'RequestId')],
       requestBody: body(names.create, exampleCreate(resource, plan.resourcesByName)),
       responses: {
-        '200': success(`The replaced ${resource.name}.`, answer('replace').schema, answer('replace').example, [
-          'ETag',
-          'Idempotent-Replayed',
-        ]),
+        '200': answered('replace', `The replaced ${resource.name}.`, ['ETag', 'Idempotent-Replayed']),
         ...errors('replace'),
       },
     };

@@ -11,6 +11,7 @@ import type { ServiceSpec } from '../../spec/schema.ts';
 import { collectionSegment } from '../resources/naming.ts';
 import type { ResourceSpec } from '../resources/schema.ts';
 import type { ResourceEndpointsSpec } from './schema.ts';
+import { planWire, serviceWire } from './wire-plan.ts';
 
 export const DEFAULT_OPERATIONS: readonly Operation[] = ['list', 'get', 'create', 'update', 'delete'];
 export const DEFAULT_PAGE_SIZE = 20;
@@ -46,7 +47,7 @@ export const planResourceEndpoints = (
   fields: ReadonlyMap<string, FieldPlan>,
   states: StateMachinePlan | undefined,
   maxPageSize: number,
-): Pick<ResourcePlan, 'collectionPath' | 'itemPath' | 'parentParams' | 'operations' | 'list'> => {
+): Pick<ResourcePlan, 'collectionPath' | 'itemPath' | 'parentParams' | 'operations' | 'list' | 'wire'> => {
   const entry = resourceEndpointsSpec(spec, name);
   const collectionPath = entry?.path ?? `/${collectionSegment(name, resource.plural)}`;
   const parentParams = pathParams(collectionPath).map((param) => ({
@@ -69,6 +70,7 @@ export const planResourceEndpoints = (
     parentParams,
     operations: new Set(entry?.operations ?? DEFAULT_OPERATIONS),
     list,
+    wire: planWire(serviceWire(spec), entry?.wire, [...fields.values()], resource.object),
   };
 };
 

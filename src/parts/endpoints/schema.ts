@@ -1,8 +1,8 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { stringEnum } from '../../spec/string-enum.ts';
 import { FieldsSchema } from '../resources/field-schema.ts';
-
 import { OPERATIONS } from './operations.ts';
+import { WireSchema } from './wire-schema.ts';
 
 export { OPERATIONS } from './operations.ts';
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
@@ -46,6 +46,7 @@ export const ResourceEndpointsSchema = Type.Object(
     path: Type.Optional(Type.String({ description: 'Collection path, e.g. /customers/{customerId}/orders.' })),
     list: Type.Optional(ListOptionsSchema),
     require: Type.Optional(AccessSchema),
+    wire: Type.Optional(WireSchema),
     overrides: Type.Optional(
       Type.Object(Object.fromEntries(OPERATIONS.map((o) => [o, Type.Optional(OperationOverrideSchema)])), {
         additionalProperties: false,
@@ -91,6 +92,7 @@ export const EndpointsSchema = Type.Object(
   {
     custom: Type.Optional(Type.Array(CustomEndpointSchema)),
     basePath: Type.Optional(Type.String({ pattern: '^(/[A-Za-z0-9._~-]+)*$' })),
+    wire: Type.Optional(WireSchema),
   },
   {
     additionalProperties: ResourceEndpointsSchema,

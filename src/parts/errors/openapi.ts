@@ -101,6 +101,10 @@ const PROBLEM_EXTENSIONS: Record<string, OpenApiObject> = {
   guard: { type: 'string', description: '`transition_guard_failed`: the condition that did not hold.' },
   field: { type: 'string', description: '`unique_violation`: the field whose value is already taken.' },
   maxLimit: { type: 'integer', description: '`limit_exceeded`: the largest page size allowed.' },
+  param: {
+    type: 'string',
+    description: '`invalid_query`, `limit_exceeded` of a paging style other than cursor: the query parameter at fault.',
+  },
   allow: { type: 'string', description: '`method_not_allowed`: the methods this path serves (as in `Allow`).' },
   truncated: {
     type: 'boolean',

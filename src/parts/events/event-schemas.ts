@@ -137,7 +137,10 @@ const transitionShape = (plan: Plan, resource: ResourcePlan, transitions: readon
       actor: actor(transitions.some((t) => t.after)),
     }),
     example: {
-      record: { ...exampleRecord(resource, plan.resourcesByName), ...(machine ? { [machine.field]: first.to } : {}) },
+      record: {
+        ...exampleRecord(resource, plan.resourcesByName),
+        ...(machine ? { [resource.wire.names.out.get(machine.field)?.name ?? machine.field]: first.to } : {}),
+      },
       transition: first.name,
       from: first.from[0],
       to: first.to,
@@ -263,7 +266,11 @@ export const eventRecordComponent = (
   resources: ReadonlyMap<string, ResourcePlan>,
 ): OpenApiObject => {
   const schema = withoutAccessModes(recordComponent(resource, resources)) as OpenApiObject;
-  const restricted = new Set(resource.fields.filter((f) => f.spec.readableBy?.length).map((f) => f.name));
+  const restricted = new Set(
+    resource.fields
+      .filter((f) => f.spec.readableBy?.length)
+      .map((f) => resource.wire.names.out.get(f.name)?.name ?? f.name),
+  );
   return {
     ...schema,
     description: `${pascalCase(withArticle(resource.name))} as events carry it: the record after the change (before a delete).`,

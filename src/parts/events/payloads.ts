@@ -1,6 +1,7 @@
 import type { RuntimeContext } from '../../runtime/context.ts';
 import type { Row, StoredEvent, WebhookEndpoint } from '../../storage/index.ts';
 import type { Principal } from '../auth/principal.ts';
+import { createEventWire } from './event-wire.ts';
 import { staticTargetProblem } from './targets.ts';
 import { createEventFilter, type EventView } from './visible.ts';
 
@@ -28,6 +29,7 @@ export const createPayloads = (ctx: RuntimeContext) => {
   const visible = createEventFilter(ctx);
   const { callbacks } = ctx.plan.events;
   const allowPrivate = ctx.plan.events.delivery.allowPrivateTargets;
+  const onWire = createEventWire(ctx.plan);
   const noRoles: Principal = { subject: '', roles: [], scheme: 'callback', claims: {} };
 
   const forCallback = (endpoint: WebhookEndpoint, event: StoredEvent): Outgoing | { problem: string } | undefined => {
@@ -44,7 +46,7 @@ export const createPayloads = (ctx: RuntimeContext) => {
     const data: Record<string, unknown> = { ...event.data, record: shown };
     // The names of hidden fields are left out of `changed` too, as the event log does for any reader.
     if (Array.isArray(data.changed)) data.changed = data.changed.filter((f) => !hidden.has(f));
-    const view = { id: event.id, type: event.type, time: event.time, data };
+    const view = { id: event.id, type: event.type, time: event.time, data: onWire(resource, data) };
     return { url, body: JSON.stringify(renderInVersion(view, endpoint.apiVersion)) };
   };
 

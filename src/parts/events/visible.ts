@@ -1,6 +1,7 @@
 import type { RuntimeContext } from '../../runtime/context.ts';
 import type { Row, StoredEvent } from '../../storage/index.ts';
 import type { Principal } from '../auth/principal.ts';
+import { createEventWire } from './event-wire.ts';
 
 /** An event as a client sees it. */
 export interface EventView {
@@ -18,6 +19,7 @@ export interface EventView {
  */
 export const createEventFilter = (ctx: RuntimeContext) => {
   const declared = ctx.plan.events.declared;
+  const onWire = createEventWire(ctx.plan);
   return (event: StoredEvent, principal: Principal | undefined): EventView | undefined => {
     const resource = event.resource ? ctx.plan.resourcesByName.get(event.resource) : undefined;
     const view = { id: event.id, type: event.type, time: event.time, data: { ...event.data } };
@@ -34,6 +36,6 @@ export const createEventFilter = (ctx: RuntimeContext) => {
       view.data.record = shown;
       if (Array.isArray(view.data.changed)) view.data.changed = view.data.changed.filter((f) => !hidden.has(f));
     }
-    return view;
+    return resource.wire.plain ? view : { ...view, data: onWire(resource, view.data) };
   };
 };

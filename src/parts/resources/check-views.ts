@@ -65,7 +65,7 @@ export const checkViews = (ctx: CheckContext): void => {
   for (const [name, entry] of Object.entries(isRecord(ctx.spec.endpoints) ? ctx.spec.endpoints : {})) {
     const resource = resources.get(name);
     if (!resource || !isRecord(entry)) continue;
-    for (const [op, override] of recordEntries<Raw>(entry.overrides)) {
+    for (const [op, override] of recordEntries<Raw>((entry as Raw).overrides)) {
       if (typeof override.view !== 'string') continue;
       const at = ['endpoints', name, 'overrides', op, 'view'];
       if (op === 'delete') ctx.report('unknown-view', at, 'delete answers no record: it has no view');

@@ -10,6 +10,7 @@ import {
   notShownSection,
   paragraph,
 } from '../docs-model.ts';
+import { wireFields } from '../endpoints/wire-names.ts';
 import { fieldTable } from './field-docs.ts';
 import { viewBlocks } from './view-docs.ts';
 
@@ -17,19 +18,51 @@ export const RESOURCES_HEADING = 'Resources and their fields';
 const NOT_SHOWN = 'Resources, their fields, types, formats and required flags: not shown.';
 
 /** The engine-owned fields every record has, as leading rows of its field table. */
-const systemRows = (resource: ResourcePlan): Inline[][] => [
-  [
-    code('id'),
-    'string',
-    '',
-    'yes',
-    '',
-    'read-only; set by the service',
-    resource.idPrefix ? ['Sortable id like ', code(`${resource.idPrefix}_01J…`)] : 'Sortable id.',
-  ],
-  [code('createdAt'), 'datetime', '', 'yes', '', 'read-only; set by the service', 'When the record was created.'],
-  [code('updatedAt'), 'datetime', '', 'yes', '', 'read-only; set by the service', 'When the record last changed.'],
-];
+const systemRows = (resource: ResourcePlan): Inline[][] => {
+  const wire = (name: string) => resource.wire.names.out.get(name)?.name ?? name;
+  return [
+    [
+      code('id'),
+      'string',
+      '',
+      'yes',
+      '',
+      'read-only; set by the service',
+      resource.idPrefix ? ['Sortable id like ', code(`${resource.idPrefix}_01J…`)] : 'Sortable id.',
+    ],
+    ...(resource.object
+      ? [
+          [
+            code('object'),
+            'string',
+            '',
+            'yes',
+            '',
+            'read-only; always the same',
+            ['Always ', code(`"${resource.object}"`), '.'],
+          ],
+        ]
+      : []),
+    [
+      code(wire('createdAt')),
+      'datetime',
+      '',
+      'yes',
+      '',
+      'read-only; set by the service',
+      'When the record was created.',
+    ],
+    [
+      code(wire('updatedAt')),
+      'datetime',
+      '',
+      'yes',
+      '',
+      'read-only; set by the service',
+      'When the record last changed.',
+    ],
+  ];
+};
 
 const resourceBlocks = (resource: ResourcePlan): DocBlock[] => {
   const blocks: DocBlock[] = [heading(3, resource.name)];
@@ -42,7 +75,7 @@ const resourceBlocks = (resource: ResourcePlan): DocBlock[] => {
         : f.spec,
     ]),
   );
-  const fieldsTable = fieldTable(fields, systemRows(resource));
+  const fieldsTable = fieldTable(wireFields(fields, resource.wire.names), systemRows(resource));
   if (fieldsTable) blocks.push(fieldsTable);
   blocks.push(...viewBlocks(resource));
   if (resource.indexes.length)

@@ -1,4 +1,5 @@
 import type { ComputedFieldPlan, ResourcePlan } from '../../plan/types.ts';
+import { createWireRecord, toWire } from '../endpoints/wire-names.ts';
 import type { FieldSpec } from './field-schema.ts';
 import { createNormalizer } from './normalize.ts';
 import { patternExample } from './pattern-example.ts';
@@ -111,10 +112,10 @@ export const exampleObject = (
   return out;
 };
 
-/** A record as the service returns it. */
 /** A computed field's example value: what an anonymous caller sees of a record nobody has touched. */
 export const exampleComputed = (c: ComputedFieldPlan): boolean | number => (c.type === 'boolean' ? false : 0);
 
+/** A record as the service returns it (in its wire's names, with its `object` member). */
 export const exampleRecord = (
   resource: ResourcePlan,
   resources: ReadonlyMap<string, ResourcePlan>,
@@ -137,7 +138,7 @@ export const exampleRecord = (
       stored[f.name] = derivedBase(resource, f.derive, stored);
   }
   for (const c of resource.computed) stored[c.name] = exampleComputed(c);
-  return { ...stored, createdAt: EXAMPLE_TIME, updatedAt: EXAMPLE_TIME };
+  return createWireRecord(resource)({ ...stored, createdAt: EXAMPLE_TIME, updatedAt: EXAMPLE_TIME });
 };
 
 /** A create (or PUT) body: every writable field, except parent references given by the path. */
@@ -151,7 +152,7 @@ export const exampleCreate = (
     if (f.readOnly || fromPath.has(f.name)) continue;
     out[f.name] = exampleValue(f.spec, f.name, 'input', resources);
   }
-  return out;
+  return toWire(out, resource.wire.names) as Record<string, unknown>;
 };
 
 /** A merge patch: the first writable field that is not a reference, changed. */
@@ -162,5 +163,6 @@ export const examplePatch = (
   const f =
     resource.fields.find((x) => !x.readOnly && !x.ref && x.type !== 'array') ??
     resource.fields.find((x) => !x.readOnly);
-  return f ? { [f.name]: exampleValue(f.spec, f.name, 'input', resources) } : {};
+  const patch = f ? { [f.name]: exampleValue(f.spec, f.name, 'input', resources) } : {};
+  return toWire(patch, resource.wire.names) as Record<string, unknown>;
 };

@@ -1,4 +1,6 @@
 import type { ResourcePlan } from '../../plan/types.ts';
+import { pageSchema } from '../endpoints/page-openapi.ts';
+import { wireRecordSchema, wireSchema } from '../endpoints/wire-openapi.ts';
 import { type OpenApiObject, pascalCase, ref } from '../openapi-model.ts';
 import { exampleCreate, exampleRecord } from './example.ts';
 import { createSchema, patchSchema, recordSchema } from './json-schema.ts';
@@ -31,7 +33,11 @@ const documentedRecord = (resource: ResourcePlan, exampleId: unknown): OpenApiOb
     if (p && f.readOnly) properties[f.name] = { ...p, readOnly: true };
     if (p && f.isState) properties[f.name] = { ...p, description: 'The state; changed only by transitions.' };
   }
-  return { ...schema, properties, ...(resource.description ? { description: resource.description } : {}) };
+  return wireRecordSchema(resource, {
+    ...schema,
+    properties,
+    ...(resource.description ? { description: resource.description } : {}),
+  });
 };
 
 /** The `<Resource>` component, a record as the API returns it, with an example: shared with the AsyncAPI document. */
@@ -73,12 +79,12 @@ export const resourceComponents = (
   const out: Record<string, OpenApiObject> = {
     [names.record]: { ...record, examples: [example] },
     [names.create]: {
-      ...(defaultsInProse(createSchema(resource, true)) as OpenApiObject),
+      ...wireSchema(defaultsInProse(createSchema(resource, true)) as OpenApiObject, resource.wire.names),
       description: `The body of a create${resource.operations.has('replace') ? ' or a replace (PUT)' : ''}.`,
       examples: [exampleCreate(resource, resources)],
     },
     [names.patch]: {
-      ...(defaultsInProse(patchSchema(resource, true)) as OpenApiObject),
+      ...wireSchema(defaultsInProse(patchSchema(resource, true)) as OpenApiObject, resource.wire.names),
       description: 'A JSON Merge Patch (RFC 7396): only the fields to change; null clears an optional field.',
     },
   };
@@ -88,11 +94,12 @@ export const resourceComponents = (
     for (const name of resource.list.expand) {
       const to = resource.fieldsByName.get(name)?.ref;
       const target = to && resources.get(to.to);
-      const p = properties[name];
+      const wire = resource.wire.names.out.get(name)?.name ?? name;
+      const p = properties[wire];
       // An expanded reference is shown as the view the field names, or as the whole record.
       const shown = target && to.view ? viewComponentName(target, to.view) : to?.to;
       if (shown && p)
-        properties[name] = { anyOf: [p, ref('schemas', shown)], description: `Expanded with expand=${name}.` };
+        properties[wire] = { anyOf: [p, ref('schemas', shown)], description: `Expanded with expand=${wire}.` };
     }
     out[names.listed] = {
       ...record,
@@ -100,20 +107,6 @@ export const resourceComponents = (
       description: `${pascalCase(withArticle(resource.name))} as a list returns it.`,
     };
   }
-  out[names.page] = {
-    type: 'object',
-    description: `One page of ${resource.name} records.`,
-    properties: {
-      data: { type: 'array', items: ref('schemas', names.listed) },
-      nextCursor: {
-        type: ['string', 'null'],
-        description: 'Pass as `cursor` for the next page; null on the last page.',
-      },
-      total: { type: 'integer', minimum: 0, description: 'Every matching record; only with count=true.' },
-    },
-    required: ['data', 'nextCursor'],
-    additionalProperties: false,
-    examples: [{ data: [answerOf(resource, 'list', resources).example], nextCursor: null }],
-  };
+  out[names.page] = pageSchema(resource, ref('schemas', names.listed), answerOf(resource, 'list', resources).example);
   return out;
 };

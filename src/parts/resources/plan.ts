@@ -75,6 +75,7 @@ export const planResource = (
     ...endpoints,
     table: snakeCase(name),
     ...(resource.idPrefix ? { idPrefix: resource.idPrefix } : {}),
+    ...(resource.object ? { object: resource.object } : {}),
     fields,
     fieldsByName,
     ...(states ? { states } : {}),

@@ -22,6 +22,12 @@ export const ResourceSchema = Type.Object(
     idPrefix: Type.Optional(
       Type.String({ pattern: '^[a-z][a-z0-9]{0,11}$', description: 'Ids look like <prefix>_<ulid>.' }),
     ),
+    object: Type.Optional(
+      Type.String({
+        pattern: '^[a-z][a-z0-9_.]*$',
+        description: 'A constant, read-only `object` member in every answer of this resource (customer).',
+      }),
+    ),
     fields: FieldsSchema,
     indexes: Type.Optional(Type.Array(IndexSchema)),
     states: Type.Optional(StatesSchema),

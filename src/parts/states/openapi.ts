@@ -1,5 +1,7 @@
 import type { Plan, ResourcePlan } from '../../plan/types.ts';
 import { headerParams, type PathItem, pathParameters } from '../endpoints/openapi.ts';
+import { objectNames, toWire } from '../endpoints/wire-names.ts';
+import { exampleInEnvelope, inEnvelope, wireSchema } from '../endpoints/wire-openapi.ts';
 import { errorResponses, transitionErrors } from '../errors/openapi.ts';
 import { type OpenApiObject, pascalCase, ref, success } from '../openapi-model.ts';
 import { exampleObject, exampleRecord } from '../resources/example.ts';
@@ -40,7 +42,9 @@ export const statePaths = (plan: Plan, resource: ResourcePlan): Record<string, P
   const params = [...pathParameters(plan, resource, true)];
   const out: Record<string, PathItem> = {};
   for (const t of machine.transitions) {
-    const input = objectSchema(t.input ?? {}, 'input', true);
+    const names = objectNames(resource.wire.naming, t.input ?? {});
+    const input = wireSchema(objectSchema(t.input ?? {}, 'input', true), names);
+    const stateName = resource.wire.names.out.get(machine.field)?.name ?? machine.field;
     const description = [
       t.description,
       `From ${t.from.join(' or ')} to ${t.to}.`,
@@ -60,14 +64,19 @@ export const statePaths = (plan: Plan, resource: ResourcePlan): Record<string, P
         requestBody: {
           required: Array.isArray(input.required) && input.required.length > 0,
           content: {
-            'application/json': { schema: input, example: exampleObject(t.input ?? {}, 'input', plan.resourcesByName) },
+            'application/json': {
+              schema: input,
+              example: toWire(exampleObject(t.input ?? {}, 'input', plan.resourcesByName), names),
+            },
           },
         },
         responses: {
-          '200': success(`The ${resource.name}, now ${t.to}.`, record, { ...example, [machine.field]: t.to }, [
-            'ETag',
-            'Idempotent-Replayed',
-          ]),
+          '200': success(
+            `The ${resource.name}, now ${t.to}.`,
+            inEnvelope(resource, record),
+            exampleInEnvelope(resource, { ...example, [stateName]: t.to }),
+            ['ETag', 'Idempotent-Replayed'],
+          ),
           ...errorResponses(plan.errors, transitionErrors(t)),
         },
       },

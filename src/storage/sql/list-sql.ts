@@ -68,7 +68,7 @@ export const conditionSql = (
 export const listShapeKey = (q: ListQuery): string =>
   `${q.where ? `${conditionSql(() => '', q.where).sql}|` : ''}${q.filters.map((f) => `${f.field}:${f.op}:${Array.isArray(f.value) ? f.value.length : 1}`).join(',')}|${q.sort
     .map((s) => `${s.desc ? '-' : ''}${s.field}`)
-    .join(',')}|${q.after ? 'a' : ''}|${q.count ? 'c' : ''}`;
+    .join(',')}|${q.after ? 'a' : ''}|${q.count ? 'c' : ''}${q.offset !== undefined ? '|o' : ''}`;
 
 /** More select expressions after the columns (computed columns, see computed-sql.ts) and their parameters. */
 export interface ExtraSelect {
@@ -180,7 +180,7 @@ export const buildListSql = (
     keys.flatMap((_, i) => [...after.slice(0, i), after[i]]);
   return {
     select: dialect.placeholders(
-      `SELECT ${columns}${extra ? `, ${extra.select}` : ''} FROM ${table}${whereSql} ORDER BY ${order} LIMIT ?`,
+      `SELECT ${columns}${extra ? `, ${extra.select}` : ''} FROM ${table}${whereSql} ORDER BY ${order} LIMIT ?${q.offset !== undefined ? ' OFFSET ?' : ''}`,
     ),
     ...(q.count
       ? {
@@ -195,6 +195,7 @@ export const buildListSql = (
       ...ruleParams(query),
       ...(query.after ? keysetParams(query.after) : []),
       query.limit,
+      ...(query.offset !== undefined ? [query.offset] : []),
     ],
     countParams: (query) => [...filterParams(query), ...ruleParams(query)],
   };
