@@ -69,9 +69,10 @@ describe('W1–W7 over HTTP', () => {
     for (let i = 1; i < starts.length; i++) {
       const gap = (starts[i] as number) - (starts[i - 1] as number);
       const planned = SCHEDULE[i - 1] as number;
-      // ±10% jitter; a little slack above for the 20 ms poll and two shared cores, never a tight loop.
+      // Never before the schedule's step, less its 10% jitter: no tight loop. How late a try may come depends on
+      // the machine's load, so no upper bound is asserted in real time here; the jitter's bounds are unit-tested
+      // (src/parts/events/retry-wait.test.ts).
       expect(gap, `gap before try ${i + 1}`).toBeGreaterThanOrEqual(planned * 0.9);
-      expect(gap, `gap before try ${i + 1}`).toBeLessThan(planned * 1.1 + 300);
     }
     expect(r.hits).toHaveLength(1);
     expect(r.hits[0]?.headers['webhook-id']).toBe(d?.eventId);

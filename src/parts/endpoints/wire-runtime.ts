@@ -1,7 +1,7 @@
 import type { ResourcePlan, WireNames } from '../../plan/types.ts';
 import type { Handler, HandlerOutput } from '../../runtime/context.ts';
 import { ApiError, type FieldError } from '../errors/api-error.ts';
-import { createWireRecord, flatNames, fromWire, toWire } from './wire-names.ts';
+import { createWireRecord, flatNames, fromWire } from './wire-names.ts';
 
 export { createWireRecord, type WireRecord } from './wire-names.ts';
 

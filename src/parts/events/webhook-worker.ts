@@ -5,6 +5,7 @@ import type { WorkerHealth } from '../../runtime/workers.ts';
 import type { AttemptRecord, DeliveryAttempt, StoredEvent, WebhookEndpoint } from '../../storage/index.ts';
 import { createDeliveryPace } from './delivery-pace.ts';
 import { createPayloads } from './payloads.ts';
+import { retryWaitMs } from './retry-wait.ts';
 import { signature } from './signing.ts';
 import { type Answer, createPoster } from './webhook-post.ts';
 
@@ -124,7 +125,7 @@ export const startWebhookWorker = (ctx: RuntimeContext, options: WorkerOptions =
       if (delay === undefined) next = { state: 'failed' };
       else {
         // Counted from the answer, not from the request: Retry-After is relative to when it was said.
-        const wait = Math.max(delay * (0.9 + Math.random() * 0.2), Math.min(answer.retryAfterMs ?? 0, 86_400_000));
+        const wait = retryWaitMs(delay, answer.retryAfterMs);
         next = { state: 'pending', at: new Date(Math.max(nowMs, ctx.now().getTime()) + wait).toISOString() };
       }
     }
