@@ -28,6 +28,7 @@ export type {
   MigrationReport,
   NewEvent,
   Row,
+  SequenceStore,
   StateLog,
   Store,
   StoredEvent,

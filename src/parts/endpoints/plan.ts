@@ -10,6 +10,8 @@ import type {
 import type { ServiceSpec } from '../../spec/schema.ts';
 import { collectionSegment } from '../resources/naming.ts';
 import type { ResourceSpec } from '../resources/schema.ts';
+import { keyModel } from './path-binding.ts';
+import { boundPath, defaultItemPath, planParentParams, planRoutes } from './route-plan.ts';
 import type { ResourceEndpointsSpec } from './schema.ts';
 
 export const DEFAULT_OPERATIONS: readonly Operation[] = ['list', 'get', 'create', 'update', 'delete'];
@@ -46,13 +48,23 @@ export const planResourceEndpoints = (
   fields: ReadonlyMap<string, FieldPlan>,
   states: StateMachinePlan | undefined,
   maxPageSize: number,
-): Pick<ResourcePlan, 'collectionPath' | 'itemPath' | 'parentParams' | 'operations' | 'list'> => {
+): Pick<
+  ResourcePlan,
+  'collectionPath' | 'itemPath' | 'parentParams' | 'operations' | 'list' | 'key' | 'routes' | 'item'
+> => {
   const entry = resourceEndpointsSpec(spec, name);
+  const model = keyModel(spec);
   const collectionPath = entry?.path ?? `/${collectionSegment(name, resource.plural)}`;
-  const parentParams = pathParams(collectionPath).map((param) => ({
-    param,
-    field: bindParentParam(param, fields) ?? param,
-  }));
+  const parentParams = planParentParams(model, name, collectionPath);
+  const itemPath =
+    entry?.overrides?.get?.path ??
+    defaultItemPath(
+      model,
+      name,
+      collectionPath,
+      parentParams.map((p) => p.field),
+    );
+  const operations = new Set(entry?.operations ?? DEFAULT_OPERATIONS);
   const max = Math.min(entry?.list?.pageSize?.max ?? MAX_PAGE_SIZE, maxPageSize);
   const filter = [...(entry?.list?.filter ?? [])];
   if (states && !filter.includes(states.field)) filter.push(states.field);
@@ -65,10 +77,13 @@ export const planResourceEndpoints = (
   };
   return {
     collectionPath,
-    itemPath: `${collectionPath}/{id}`,
+    itemPath,
     parentParams,
-    operations: new Set(entry?.operations ?? DEFAULT_OPERATIONS),
+    operations,
     list,
+    key: model.keyOf(name),
+    item: boundPath(model, name, itemPath, true, parentParams),
+    routes: planRoutes(model, name, entry, operations, { collection: collectionPath, item: itemPath }, parentParams),
   };
 };
 

@@ -1,4 +1,4 @@
-import type { FieldPlan, ResourcePlan } from '../../plan/types.ts';
+import type { FieldPlan, IdStyle, ResourcePlan } from '../../plan/types.ts';
 import type { ServiceSpec } from '../../spec/schema.ts';
 import { planResourceEndpoints } from '../endpoints/plan.ts';
 import { planStateMachine } from '../states/plan.ts';
@@ -6,19 +6,28 @@ import type { FieldSpec } from './field-schema.ts';
 import { snakeCase } from './naming.ts';
 import type { ResourceSpec } from './schema.ts';
 
-export const planField = (name: string, spec: FieldSpec, isState = false): FieldPlan => ({
+export const planField = (name: string, spec: FieldSpec, isState = false, targetIdStyle?: IdStyle): FieldPlan => ({
   name,
   type: spec.type,
   spec,
   required: spec.required === true,
   nullable: spec.nullable === true,
-  readOnly: spec.readOnly === true || isState,
+  readOnly: spec.readOnly === true || isState || spec.sequence !== undefined,
   writeOnly: spec.writeOnly === true,
   unique: spec.unique === true,
   column: snakeCase(name),
   hasDefault: spec.default !== undefined,
   ...(spec.default !== undefined ? { default: spec.default } : {}),
-  ...(spec.type === 'ref' && spec.to ? { ref: { to: spec.to, onDelete: spec.onDelete ?? 'restrict' } } : {}),
+  ...(spec.type === 'ref' && spec.to
+    ? {
+        ref: {
+          to: spec.to,
+          onDelete: spec.onDelete ?? 'restrict',
+          ...(targetIdStyle && targetIdStyle !== 'ulid' ? { idStyle: targetIdStyle } : {}),
+        },
+      }
+    : {}),
+  ...(spec.sequence !== undefined ? { sequence: spec.sequence } : {}),
   ...(isState ? { isState: true } : {}),
 });
 
@@ -30,7 +39,7 @@ export const planResource = (
 ): ResourcePlan => {
   const states = resource.states ? planStateMachine(name, resource.states) : undefined;
   const fields: FieldPlan[] = Object.entries(resource.fields ?? {}).map(([fieldName, field]) =>
-    planField(fieldName, field),
+    planField(fieldName, field, false, field.to ? spec.resources?.[field.to]?.id : undefined),
   );
   if (states && !fields.some((f) => f.name === states.field)) {
     fields.push(
@@ -53,13 +62,17 @@ export const planResource = (
     ...endpoints,
     table: snakeCase(name),
     ...(resource.idPrefix ? { idPrefix: resource.idPrefix } : {}),
+    idStyle: resource.id ?? 'ulid',
     fields,
     fieldsByName,
     ...(states ? { states } : {}),
-    indexes: (resource.indexes ?? []).map((i) => ({
-      fields: i.fields,
-      unique: i.unique === true,
-      ...(i.name ? { name: i.name } : {}),
-    })),
+    indexes: [
+      ...(resource.indexes ?? []).map((i) => ({
+        fields: i.fields,
+        unique: i.unique === true,
+        ...(i.name ? { name: i.name } : {}),
+      })),
+      ...(resource.unique ?? []).map((fields) => ({ fields, unique: true })),
+    ],
   };
 };
