@@ -23,6 +23,7 @@ export default defineConfig({
       'test/pipeline-wire.test.ts',
       'test/reliability-bad-input*.test.ts',
       'test/resources-*.test.ts',
+      'test/shapes-*.test.ts',
       'test/states-orders.test.ts',
       'test/states-timers.test.ts',
       'test/webhook-verify.test.ts',

@@ -1,7 +1,7 @@
 import type { ResourcePlan } from '../../plan/types.ts';
 import { type OpenApiObject, pascalCase, ref } from '../openapi-model.ts';
 import { exampleCreate, exampleRecord } from './example.ts';
-import { createSchema, patchSchema, recordSchema } from './json-schema.ts';
+import { createSchema, idSchema, patchSchema, recordSchema } from './json-schema.ts';
 import { withArticle } from './naming.ts';
 
 /** Component names of one resource's schemas. */
@@ -18,7 +18,7 @@ export const resourceSchemaNames = (resource: ResourcePlan) => ({
 const documentedRecord = (resource: ResourcePlan, exampleId: unknown): OpenApiObject => {
   const schema = recordSchema(resource, true);
   const properties = { ...(schema.properties as Record<string, OpenApiObject>) };
-  properties.id = { type: 'string', readOnly: true, examples: [exampleId] };
+  properties.id = { ...idSchema(resource), readOnly: true, examples: [exampleId] };
   properties.createdAt = { type: 'string', format: 'date-time', readOnly: true };
   properties.updatedAt = { type: 'string', format: 'date-time', readOnly: true };
   for (const f of resource.fields) {
