@@ -26,6 +26,8 @@ const specFiles = [
     ['service.yaml', 'service.ts'].map((f) => join('examples', dir, f)).filter((f) => existsSync(f)),
   ),
   FIXTURE,
+  // Natural keys, nested keys, the caller's own record, integer and UUIDv7 ids.
+  'test/fixtures/paths/service.yaml',
 ];
 
 const planOf = async (file: string) => {

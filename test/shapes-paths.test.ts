@@ -1,57 +1,10 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueApiKey } from '../src/parts/auth/keys.ts';
 import { call, type Served, serveSpec } from './helpers/serve-spec.ts';
 
 /** A slice of GitHub's and RealWorld's path conventions: natural keys, nested keys, the caller's own record. */
-const SPEC = `
-ninefold: 1
-service: { name: forge }
-resources:
-  User:
-    id: integer
-    fields:
-      login: { type: string, unique: true, required: true }
-      name: { type: string }
-  Repo:
-    id: integer
-    unique: [[owner, name]]
-    fields:
-      owner: { type: ref, to: User, required: true }
-      name: { type: string, required: true, pattern: "^[A-Za-z0-9._-]+$" }
-      description: { type: string }
-  Issue:
-    id: uuidv7
-    unique: [[repo, number]]
-    fields:
-      repo: { type: ref, to: Repo, required: true }
-      number: { type: integer, sequence: repo }
-      title: { type: string, required: true }
-  Article:
-    fields:
-      slug: { type: string, unique: true, required: true }
-      title: { type: string }
-  Note:
-    fields:
-      text: { type: string }
-endpoints:
-  basePath: /api
-  User:
-    key: login
-    operations: [create, get]
-    self: { path: /user, operations: [get, update] }
-    overrides: { get: { path: '/users/{login}' } }
-  Repo:
-    key: [owner, name]
-    overrides: { get: { path: '/repos/{owner}/{repo}' }, update: { method: PUT } }
-  Issue:
-    path: /repos/{owner}/{repo}/issues
-    key: [repo, number]
-  Article:
-    key: slug
-auth:
-  schemes: { key: { type: apiKey, in: header, name: X-Api-Key } }
-  require: [key]
-`;
+const SPEC = readFileSync('test/fixtures/paths/service.yaml', 'utf8');
 
 let s: Served;
 let octo: Record<string, string>;
@@ -59,7 +12,7 @@ let userId = 0;
 
 beforeAll(async () => {
   s = await serveSpec(SPEC);
-  octo = { 'x-api-key': (await issueApiKey(s.store, { subject: 'octocat', roles: [] })).key };
+  octo = { 'x-api-key': (await issueApiKey(s.store, { subject: 'octocat', roles: ['member'] })).key };
   const user = await call(s.url, 'POST', '/api/users', { json: { login: 'octocat', name: 'Mona' }, headers: octo });
   expect(user.status).toBe(201);
   userId = user.body.id;
@@ -115,7 +68,7 @@ describe('the caller’s own record', () => {
   });
 
   it('is 404 for a caller with no record', async () => {
-    const stranger = { 'x-api-key': (await issueApiKey(s.store, { subject: 'stranger', roles: [] })).key };
+    const stranger = { 'x-api-key': (await issueApiKey(s.store, { subject: 'stranger', roles: ['member'] })).key };
     const r = await call(s.url, 'GET', '/api/user', { headers: stranger });
     expect(r.status).toBe(404);
     expect(r.body.code).toBe('not_found');

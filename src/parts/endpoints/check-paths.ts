@@ -25,14 +25,19 @@ export const checkResourcePaths = (ctx: CheckContext, name: string, resource: Ra
   // The item path made from the collection path and the key, when no operation gives its own.
   if (typeof asRecord(overrides.get).path !== 'string')
     paths.push([itemPathOf(ctx.spec, name, resource), true, entry.key !== undefined ? at('key') : at('path')]);
+  const reported = new Set<string>();
   for (const [path, item, pointer] of paths) {
     const binding = bindPath(model, name, path, item);
-    for (const param of binding.unbound)
+    for (const param of binding.unbound) {
+      // The item path made from the collection path repeats its parameters: each is reported once.
+      if (reported.has(`${JSON.stringify(pointer)}{${param}}`)) continue;
+      reported.add(`${JSON.stringify(pointer)}{${param}}`);
       ctx.report(
         'unmatched-path-parameter',
         pointer,
         `{${param}} binds nothing: name a ref field of ${name} ({customer} or {customerId}), or end an item path with its key`,
       );
+    }
     if (item && binding.item.length === 0 && binding.unbound.length === 0)
       ctx.report('unmatched-path-parameter', pointer, `${path} does not name one ${name}: end it with its key or {id}`);
   }
