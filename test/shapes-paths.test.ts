@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueApiKey } from '../src/parts/auth/keys.ts';
-import { call, type Served, serveSpec } from './helpers/serve-spec.ts';
+import { SqliteStore, StoreError } from '../src/storage/index.ts';
+import { PostgresStore } from '../src/storage/postgres/postgres-store.ts';
+import { call, ON_POSTGRES, planOf, type Served, serveSpec } from './helpers/serve-spec.ts';
 
 /** A slice of GitHub's and RealWorld's path conventions: natural keys, nested keys, the caller's own record. */
 const SPEC = readFileSync('test/fixtures/paths/service.yaml', 'utf8');
@@ -140,6 +142,22 @@ describe('id styles', () => {
     expect(second.headers.get('location')).toBe('/api/users/hubot');
   });
 
+  it('pages integer ids in numeric order with cursors (10 after 9)', async () => {
+    for (let i = 0; i < 10; i++)
+      await call(s.url, 'POST', '/api/users', { json: { login: `user${i}` }, headers: octo });
+    const seen: number[] = [];
+    let next = '/api/users?limit=4';
+    for (let pages = 0; next && pages < 10; pages++) {
+      const page = await call(s.url, 'GET', next, { headers: octo });
+      seen.push(...page.body.data.map((u: { id: number }) => u.id));
+      next = page.body.nextCursor ? `/api/users?limit=4&cursor=${encodeURIComponent(page.body.nextCursor)}` : '';
+    }
+    expect(seen).toEqual(Array.from({ length: 12 }, (_, i) => userId + i));
+    const desc = await call(s.url, 'GET', '/api/users?sort=-createdAt&limit=3', { headers: octo });
+    expect(desc.body.data.map((u: { id: number }) => u.id)).toEqual([userId + 11, userId + 10, userId + 9]);
+    expect((await call(s.url, 'GET', '/api/users/user9', { headers: octo })).body.id).toBe(userId + 11);
+  });
+
   it('takes references to integer ids as integers and refuses strings', async () => {
     const r = await call(s.url, 'POST', '/api/repos', { json: { owner: String(userId), name: 'x' }, headers: octo });
     expect(r.status).toBe(422);
@@ -147,5 +165,23 @@ describe('id styles', () => {
     const missing = await call(s.url, 'POST', '/api/repos', { json: { owner: 999, name: 'x' }, headers: octo });
     expect(missing.status).toBe(422);
     expect(missing.body.code).toBe('invalid_reference');
+  });
+});
+
+describe('changing the id style of a stored resource', () => {
+  it('is refused at start, on either store, naming the resource', async () => {
+    const before = await serveSpec(
+      'ninefold: 1\nservice: { name: n }\nresources:\n  Note: { fields: { text: { type: string } } }\n',
+    );
+    await before.close();
+    const store = ON_POSTGRES ? new PostgresStore({ url: before.dbPath }) : new SqliteStore({ path: before.dbPath });
+    const plan = planOf(
+      'ninefold: 1\nservice: { name: n }\nresources:\n  Note: { id: integer, fields: { text: { type: string } } }\n',
+    );
+    const error = await store.migrate(plan).catch((e: unknown) => e);
+    await store.close();
+    expect(error).toBeInstanceOf(StoreError);
+    expect((error as StoreError).kind).toBe('migration-refused');
+    expect((error as StoreError).message).toContain("Note's id style changed to integer");
   });
 });

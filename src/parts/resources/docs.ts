@@ -19,12 +19,18 @@ const NOT_SHOWN = 'Resources, their fields, types, formats and required flags: n
 const systemRows = (resource: ResourcePlan): Inline[][] => [
   [
     code('id'),
-    'string',
+    resource.idStyle === 'integer' ? 'integer' : 'string',
     '',
     'yes',
     '',
     'read-only; set by the service',
-    resource.idPrefix ? ['Sortable id like ', code(`${resource.idPrefix}_01J…`)] : 'Sortable id.',
+    resource.idStyle === 'integer'
+      ? 'Numbered 1, 2, 3… in creation order.'
+      : resource.idStyle === 'uuidv7'
+        ? 'UUIDv7, sortable by creation time.'
+        : resource.idPrefix
+          ? ['Sortable id like ', code(`${resource.idPrefix}_01J…`)]
+          : 'Sortable id.',
   ],
   [code('createdAt'), 'datetime', '', 'yes', '', 'read-only; set by the service', 'When the record was created.'],
   [code('updatedAt'), 'datetime', '', 'yes', '', 'read-only; set by the service', 'When the record last changed.'],
