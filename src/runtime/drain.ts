@@ -6,9 +6,12 @@ export const DEFAULT_GRACE_MS = 10_000;
 
 /**
  * A connection is closed once it has had no request in progress and received no byte for this long: a request a
- * client sent before the signal has arrived by then, and is answered.
+ * client sent before the signal has arrived by then, and is answered. It is a second, not less: a client that picked
+ * a pooled keep-alive connection just before its balancer took this instance out of rotation may write on it only
+ * later, when its own machine is busy, and a connection closed under that request resets it (seen at 250 ms with
+ * the load average at 16 on two cores).
  */
-const QUIET_MS = 250;
+const QUIET_MS = 1000;
 
 /** At most this many event-loop turns are spent taking queued connections before the listening socket closes. */
 const MAX_ACCEPT_TURNS = 100;
