@@ -35,6 +35,12 @@ describe('natural keys', () => {
     expect(got.body.id).toBe(created.body.id);
     const patched = await call(s.url, 'PATCH', '/api/articles/how-to', { json: { title: 'How to' }, headers: octo });
     expect(patched.body.title).toBe('How to');
+    const published = await call(s.url, 'POST', '/api/articles/how-to/publish', { headers: octo });
+    expect(published.status, published.text).toBe(200);
+    expect(published.body.status).toBe('published');
+    const history = await call(s.url, 'GET', '/api/articles/how-to/history', { headers: octo });
+    expect(history.body.data.map((h: { transition: string }) => h.transition)).toEqual(['publish']);
+    expect((await call(s.url, 'POST', '/api/articles/nope/publish', { headers: octo })).status).toBe(404);
     expect((await call(s.url, 'DELETE', '/api/articles/how-to', { headers: octo })).status).toBe(204);
     expect((await call(s.url, 'GET', '/api/articles/how-to', { headers: octo })).status).toBe(404);
   });
@@ -162,6 +168,9 @@ describe('id styles', () => {
     const r = await call(s.url, 'POST', '/api/repos', { json: { owner: String(userId), name: 'x' }, headers: octo });
     expect(r.status).toBe(422);
     expect(r.body.errors).toEqual([{ pointer: '#/owner', code: 'invalid_type', message: 'must be integer' }]);
+    const listed = await call(s.url, 'GET', `/api/repos?owner=${userId}&expand=owner`, { headers: octo });
+    expect(listed.status).toBe(200);
+    expect(listed.body.data[0].owner).toMatchObject({ id: userId, login: 'octocat' });
     const missing = await call(s.url, 'POST', '/api/repos', { json: { owner: 999, name: 'x' }, headers: octo });
     expect(missing.status).toBe(422);
     expect(missing.body.code).toBe('invalid_reference');

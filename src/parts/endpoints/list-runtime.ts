@@ -97,8 +97,10 @@ export const compileListHandler = (ctx: RuntimeContext, resource: ResourcePlan):
       const targets = new Map(
         readable.map((r: Row) => [r.id, targetWriter.toApi(targetWriter.visibleTo(r, targetHidden))]),
       );
+      // Integer ids (and references to them) are numbers in the answer and text in storage.
       for (const record of data)
-        if (typeof record[name] === 'string') record[name] = targets.get(record[name] as string) ?? record[name];
+        if (typeof record[name] === 'string' || typeof record[name] === 'number')
+          record[name] = targets.get(String(record[name])) ?? record[name];
     }
     const body = JSON.stringify({ data, nextCursor, ...(result.total !== undefined ? { total: result.total } : {}) });
     return { status: 200, body, headers: { 'content-type': 'application/json; charset=utf-8' } };

@@ -27,13 +27,6 @@ export const resourceEndpointsSpec = (spec: ServiceSpec, resource: string): Reso
   return entry && typeof entry === 'object' && !Array.isArray(entry) ? (entry as ResourceEndpointsSpec) : undefined;
 };
 
-/** Binds a nested collection's path parameters to ref fields: {customerId} or {customer} → customer. */
-export const bindParentParam = (param: string, fields: ReadonlyMap<string, { type: string }>): string | undefined => {
-  if (fields.get(param)?.type === 'ref') return param;
-  const stem = param.replace(/Id$/, '');
-  return fields.get(stem)?.type === 'ref' ? stem : undefined;
-};
-
 export const parseSortKeys = (text: string): SortKey[] =>
   text
     .split(',')
