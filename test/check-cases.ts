@@ -125,6 +125,41 @@ resources:
     expected: ['conflicting-flags@6:42', 'conflicting-flags@7:42'],
   },
   {
+    rule: 'derived and normalisers',
+    spec: `ninefold: 1
+service: { name: s }
+resources:
+  A:
+    fields:
+      title: { type: string }
+      secret: { type: string, writeOnly: true }
+      n: { type: integer, normalize: [trim] }
+      s: { type: string, normalize: [lower, sort] }
+      tags: { type: array, items: { type: string }, normalize: [trim, dedupe, sort] }
+      objs: { type: array, items: { type: object, fields: { k: { type: string, normalize: [upper] } } }, normalize: [sort] }
+      slug: { type: string, unique: true, derive: { slug: title } }
+      loose: { type: string, derive: { slug: title, onChange: keep } }
+      num: { type: integer, unique: true, default: 1, derive: { slug: titel } }
+      fromSecret: { type: string, unique: true, derive: { slug: secret } }
+      fromSlug: { type: string, unique: true, derive: { slug: slug } }
+      fromN: { type: string, unique: true, derive: { slug: n } }
+      meta: { type: object, fields: { x: { type: string, derive: { slug: title } } } }
+`,
+    expected: [
+      'invalid-normalize@8:39',
+      'invalid-normalize@9:45',
+      'invalid-normalize@11:118',
+      'derived-not-unique@13:30',
+      'invalid-derive@14:52',
+      'invalid-derive@14:63',
+      'unknown-field@14:71',
+      'invalid-derive@15:65',
+      'invalid-derive@16:63',
+      'invalid-derive@17:60',
+      'nested-field-flag@18:58',
+    ],
+  },
+  {
     rule: 'nested',
     spec: `ninefold: 1
 service: { name: s }
@@ -560,6 +595,54 @@ versioning:
       'unknown-change-field@21:63',
       'invalid-date@23:34',
       'unknown-version@24:5',
+    ],
+  },
+  {
+    rule: 'views and computed fields',
+    spec: `ninefold: 1
+service: { name: s }
+resources:
+  User:
+    fields:
+      username: { type: string }
+      tags: { type: array, items: { type: string } }
+    views:
+      Profile:
+        fields: [username, bioo]
+        computed:
+          following: { type: boolean, cel: "exists(Follow, f, f.follower == caller && f.folowee == record.id)" }
+      Page: { fields: [username] }
+  Follow:
+    fields:
+      follower: { type: ref, to: User, view: Profil }
+      followee: { type: ref, to: User }
+      note: { type: string, view: Profile }
+    computed:
+      follower: { type: boolean, cel: "exists(User, u, u.id == record.follower)" }
+      many: { type: integer, cel: "count(Folow, f, f.follower == caller)" }
+      either: { type: boolean, cel: "exists(Follow, f, f.follower == caller || f.followee == caller)" }
+      tagged: { type: boolean, cel: "exists(User, u, u.tags == record.note)" }
+      typed: { type: integer, cel: "exists(User, u, u.id == caller)" }
+endpoints:
+  User:
+    overrides:
+      get: { view: Profile }
+      list: { view: Card }
+      delete: { view: Profile }
+`,
+    expected: [
+      'unknown-view-field@10:28',
+      'unknown-computed-name@12:87',
+      'view-name-clash@13:7',
+      'unknown-view@16:46',
+      'constraint-type-mismatch@18:35',
+      'view-name-clash@20:7',
+      'unknown-computed-name@21:42',
+      'computed-not-sql@22:56',
+      'computed-not-sql@23:54',
+      'computed-not-sql@24:37',
+      'unknown-view@29:21',
+      'unknown-view@30:23',
     ],
   },
 ];

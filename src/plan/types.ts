@@ -1,6 +1,7 @@
 import type { AuthPlan } from '../parts/auth/plan.ts';
 import type { EventsPlan } from '../parts/events/plan.ts';
-import type { FieldSpec, FieldType } from '../parts/resources/field-schema.ts';
+import type { ComputedQueryPlan } from '../parts/resources/computed-cel.ts';
+import type { FieldSpec, FieldType, NormalizeOp } from '../parts/resources/field-schema.ts';
 import type { ServiceSpec } from '../spec/schema.ts';
 import type { Rate } from '../spec/units.ts';
 
@@ -46,11 +47,27 @@ export interface FieldPlan {
     readonly onDelete: 'restrict' | 'cascade' | 'setNull';
     /** The target's id style when it is not a ULID: integer references travel as JSON integers. */
     readonly idStyle?: IdStyle;
+    /** The view of the target an expanded reference is shown as (the whole record when absent). */
+    readonly view?: string;
   };
   /** An integer numbered 1, 2, 3… per value of this ref field, assigned at create (`sequence: repo`). */
   readonly sequence?: string;
   /** True for the state field of a state machine (read-only, set by transitions). */
   readonly isState?: boolean;
+  /** The field's own normalisers, in the spec's order (fields nested in it may have theirs); see resources/normalize.ts. */
+  readonly normalize?: readonly NormalizeOp[];
+  /** Set for a field the service derives from another one and stores (read-only on the wire). */
+  readonly derive?: DerivePlan;
+}
+
+/** How a derived field gets its value: the slug of `from`, unique with a `-2`, `-3`… suffix when declared unique. */
+export interface DerivePlan {
+  readonly kind: 'slug';
+  readonly from: string;
+  /** `rederive`: a write that changes `from` derives the value again; `keep`: the first value stays. */
+  readonly onChange: 'rederive' | 'keep';
+  /** The field's maxLength: slugs (with their suffix) are cut to fit. */
+  readonly maxLength?: number;
 }
 
 export interface TransitionPlan {
@@ -130,6 +147,31 @@ export interface ResourcePlan {
     readonly unique: boolean;
     readonly name?: string;
   }>;
+  /** Read-only fields computed per caller in the record's own query (never stored, never in events). */
+  readonly computed: readonly ComputedFieldPlan[];
+  /** Named projections of the resource, by name. */
+  readonly views: ReadonlyMap<string, ViewPlan>;
+  /** The view an operation answers with (`endpoints.<R>.overrides.<op>.view`), when not the whole record. */
+  readonly answerViews: Readonly<Partial<Record<Operation, string>>>;
+}
+
+/** A computed field: its declaration and the subquery its CEL compiled to. */
+export interface ComputedFieldPlan {
+  readonly name: string;
+  readonly type: 'boolean' | 'integer';
+  readonly cel: string;
+  readonly description?: string;
+  readonly query: ComputedQueryPlan;
+}
+
+/** A named projection of a resource. */
+export interface ViewPlan {
+  readonly name: string;
+  readonly description?: string;
+  /** The declared and system fields shown, in the spec's order. */
+  readonly fields: readonly string[];
+  /** The computed fields shown after them: the resource's that `fields` names, then the view's own. */
+  readonly computed: readonly ComputedFieldPlan[];
 }
 
 export type IdStyle = 'ulid' | 'integer' | 'uuidv7';

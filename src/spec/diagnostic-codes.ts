@@ -95,6 +95,47 @@ export const DIAGNOSTIC_CODES = {
     part: 'resources',
     summary: 'Flags that cannot hold together (readOnly and writeOnly, required and readOnly without default…).',
   },
+  'invalid-derive': {
+    severity: 'error',
+    part: 'resources',
+    summary:
+      'A derived field that cannot be derived: not a string, from a field that is not a string, or with a default.',
+  },
+  'derived-not-unique': {
+    severity: 'warning',
+    part: 'resources',
+    summary: 'A derived slug without `unique: true`: two records may get the same one, with no suffix.',
+  },
+  'invalid-normalize': {
+    severity: 'error',
+    part: 'resources',
+    summary: 'A normaliser that does not apply to the field type (sort on a string, lower on an integer).',
+  },
+  'unknown-computed-name': {
+    severity: 'error',
+    part: 'resources',
+    summary: "A computed field's CEL names a resource or a field that does not exist.",
+  },
+  'computed-not-sql': {
+    severity: 'error',
+    part: 'resources',
+    summary: 'A computed field is not exists/count over comparisons joined by &&, so it cannot run as a SQL subquery.',
+  },
+  'unknown-view-field': {
+    severity: 'error',
+    part: 'resources',
+    summary: 'A view names a field the resource does not have.',
+  },
+  'view-name-clash': {
+    severity: 'error',
+    part: 'resources',
+    summary: 'A computed field or view whose name is taken by a field, or whose schema name another schema has.',
+  },
+  'unknown-view': {
+    severity: 'error',
+    part: 'resources',
+    summary: 'A reference or an operation names a view its resource does not have.',
+  },
   // states
   'unknown-state': {
     severity: 'error',

@@ -14,6 +14,7 @@ export type {
   ApiKeyStore,
   AttemptRecord,
   CloseReport,
+  ComputedColumn,
   Condition,
   CounterStore,
   CounterWindow,

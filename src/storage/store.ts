@@ -50,6 +50,23 @@ export type Condition =
     }
   | { readonly kind: 'in'; readonly field: string; readonly values: readonly unknown[] };
 
+/** One comparison of a computed column: a field of the counted records against a value or the listed record's field. */
+export type ComputedTerm =
+  | { readonly field: string; readonly op: 'eq' | 'ne' | 'lt' | 'lte' | 'gt' | 'gte'; readonly value: unknown }
+  | { readonly field: string; readonly op: 'eq' | 'ne' | 'lt' | 'lte' | 'gt' | 'gte'; readonly record: string };
+
+/**
+ * A value computed for every row in the same SELECT (a correlated subquery): whether any (`exists`, a boolean) or
+ * how many (`count`, an integer) records of `from` meet every term. A term whose value is null or undefined never
+ * holds (an anonymous caller has favourited nothing). The row carries it under `name`.
+ */
+export interface ComputedColumn {
+  readonly name: string;
+  readonly kind: 'exists' | 'count';
+  readonly from: string;
+  readonly terms: readonly ComputedTerm[];
+}
+
 export interface ListQuery {
   readonly filters: readonly Filter[];
   readonly where?: Condition;
@@ -59,6 +76,8 @@ export interface ListQuery {
   /** How many rows to read (the runtime asks for one more than the page to know whether a next page exists). */
   readonly limit: number;
   readonly count: boolean;
+  /** Values computed per row in the same query, added to each row by name. */
+  readonly computed?: readonly ComputedColumn[];
 }
 
 export interface ListResult {
@@ -379,6 +398,13 @@ export interface Store {
   exists(resource: string, field: string, value: unknown): Promise<boolean>;
   /** Runs `fn` in one write transaction: all its writes commit together or not at all. */
   transaction<T>(fn: () => Promise<T>): Promise<T>;
+  /**
+   * Runs record writes (insert, update, delete) that may fail, such as an insert that may meet a unique value, so
+   * that a failure undoes only them and the running transaction goes on (a savepoint); outside a transaction it
+   * runs `fn` as it is. Retrying a unique clash inside a request needs it: PostgreSQL refuses every statement of a
+   * transaction after a failed one.
+   */
+  savepoint<T>(fn: () => Promise<T>): Promise<T>;
   readonly idempotency: IdempotencyStore;
   readonly stateLog: StateLog;
   readonly apiKeys: ApiKeyStore;

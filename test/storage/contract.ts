@@ -111,6 +111,31 @@ export const storeContract = (name: string, backend: Backend) => {
       expect(await store.get('Item', a.id)).toBeUndefined();
     });
 
+    it('undoes only the writes of a failed savepoint: the transaction goes on and commits the rest', async () => {
+      const [before, retried, lost] = [row('sp-before'), row('sp-taken'), row('sp-lost')];
+      await store.insert('Item', row('sp-taken'));
+      await store.transaction(async () => {
+        await store.insert('Item', before);
+        const clash = await store
+          .savepoint(async () => {
+            await store.update('Item', before.id, { rank: 7 });
+            await store.insert('Item', lost);
+            await store.insert('Item', retried);
+          })
+          .catch((e: unknown) => e);
+        expect(clash).toBeInstanceOf(StoreError);
+        expect((clash as StoreError).field).toBe('name');
+        await store.savepoint(() => store.insert('Item', { ...retried, name: 'sp-taken-2' }));
+      });
+      expect((await store.get('Item', before.id))?.rank).toBeNull();
+      expect(await store.get('Item', lost.id)).toBeUndefined();
+      expect((await store.get('Item', retried.id))?.name).toBe('sp-taken-2');
+      // Outside a transaction a savepoint is the writes themselves.
+      const alone = row('sp-alone');
+      await store.savepoint(() => store.insert('Item', alone));
+      expect(await store.get('Item', alone.id)).toEqual(alone);
+    });
+
     it('lists with filters, sorts and keyset pages that visit every row once', async () => {
       for (let i = 0; i < 25; i++) {
         await store.insert(

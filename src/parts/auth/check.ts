@@ -72,7 +72,9 @@ const checkBasic = (ctx: CheckContext, scheme: Raw, path: PathSegment[], lacks: 
 /** `input` in a rule: the body of a create or update (its writable fields); nothing for read, list and delete. */
 const ruleInput = (resource: Raw, op: string): CelShape => {
   if (op !== 'create' && op !== 'update') return fieldsShape({}, `input (empty in a ${op} rule)`);
-  const writable = Object.fromEntries([...fieldMap(resource)].filter(([, f]) => f.readOnly !== true));
+  const writable = Object.fromEntries(
+    [...fieldMap(resource)].filter(([, f]) => f.readOnly !== true && f.derive === undefined),
+  );
   return fieldsShape(writable, `the ${op} body`);
 };
 

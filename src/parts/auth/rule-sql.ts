@@ -1,5 +1,6 @@
 import { type ASTNode, parse, serialize } from '@marcbachmann/cel-js';
 import type { ResourcePlan } from '../../plan/types.ts';
+import { CEL_COMPARE, MIRROR_COMPARE, mentions, SQL_COMPARABLE_TYPES } from '../../spec/cel-ast.ts';
 import type { Condition } from '../../storage/index.ts';
 
 /** Evaluates, per caller, to the condition rows must meet; undefined when the rule cannot run as SQL. */
@@ -11,17 +12,11 @@ const isCondition = (v: unknown): v is { kind: string } =>
 const CONDITION = Symbol('condition');
 type Compiled = { readonly [CONDITION]: true; readonly run: (vars: { principal: unknown }) => Condition };
 
-const mentionsRecord = (node: ASTNode): boolean => {
-  if (node.op === 'id') return node.args === 'record';
-  const args = node.args as unknown;
-  const walk = (v: unknown): boolean =>
-    Array.isArray(v) ? v.some(walk) : typeof v === 'object' && v !== null && 'op' in v && mentionsRecord(v as ASTNode);
-  return walk(args);
-};
-
-const COMPARE = { '==': 'eq', '!=': 'ne', '<': 'lt', '<=': 'lte', '>': 'gt', '>=': 'gte' } as const;
-const MIRROR = { eq: 'eq', ne: 'ne', lt: 'gt', lte: 'gte', gt: 'lt', gte: 'lte' } as const;
-const SQL_TYPES = new Set(['string', 'integer', 'number', 'boolean', 'enum', 'ref', 'date', 'datetime']);
+const RECORD = new Set(['record']);
+const mentionsRecord = (node: ASTNode): boolean => mentions(node, RECORD);
+const COMPARE = CEL_COMPARE;
+const MIRROR = MIRROR_COMPARE;
+const SQL_TYPES = SQL_COMPARABLE_TYPES;
 
 /**
  * Compiles a CEL rule to a function of the caller that yields a SQL-ready condition: the parts that do not

@@ -1,6 +1,7 @@
 import type { ResourcePlan, SortKey } from '../../plan/types.ts';
 import type { Filter, FilterOp, ListQuery } from '../../storage/index.ts';
 import { ApiError } from '../errors/api-error.ts';
+import { normalizeFilterValue } from '../resources/normalize.ts';
 import { isDateTime, isIsoDate } from '../resources/value-problem.ts';
 import { isNumberText } from './coerce-query.ts';
 import { type Filterable, operatorsFor, PARTIAL_MATCH, SYSTEM_FILTERABLE } from './filter-operators.ts';
@@ -151,6 +152,11 @@ export const parseListQuery = (
     } else {
       filters.push({ field: name, op, value: typedValue(field, name, text) });
     }
+  }
+  // Values as the fields store them: `?email=A@B.COM` finds a@b.com when email declares `normalize: [lower]`.
+  for (const [i, f] of filters.entries()) {
+    const field = resource.fieldsByName.get(f.field);
+    if (field) filters[i] = { ...f, value: normalizeFilterValue(field, f.op, f.value) };
   }
   const expandText = single('expand', query.expand, 'invalid_query');
   const expand = expandText !== undefined ? items('expand', expandText, 'invalid_expand') : [];

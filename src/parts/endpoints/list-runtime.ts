@@ -1,6 +1,7 @@
 import type { ResourcePlan } from '../../plan/types.ts';
 import type { Handler, RuntimeContext } from '../../runtime/context.ts';
 import type { Filter, ListQuery, ListResult, Row } from '../../storage/index.ts';
+import { createExpansion, createRecordShapes, withComputed } from '../resources/computed-runtime.ts';
 import { createParentCheck } from '../resources/load-record.ts';
 import { createRecordWriter } from '../resources/record-io.ts';
 import { encodeCursor, parseListQuery } from './list-query.ts';
@@ -58,8 +59,9 @@ export const listInProcess = async (
 /** Compiles the list handler of a resource: `{data, nextCursor}` (and `total` with count=true). */
 export const compileListHandler = (ctx: RuntimeContext, resource: ResourcePlan): Handler => {
   const writer = createRecordWriter(resource);
-  const writers = new Map(ctx.plan.resources.map((r) => [r.name, createRecordWriter(r)]));
   const parentsOf = createParentCheck(ctx, resource);
+  const shape = createRecordShapes(ctx, resource).shapeOf('list');
+  const expand = createExpansion(ctx, resource);
   return async (input) => {
     if (resource.parentParams.length) await parentsOf(input);
     const parents: Filter[] = resource.parentParams.map((p) => ({
@@ -70,7 +72,9 @@ export const compileListHandler = (ctx: RuntimeContext, resource: ResourcePlan):
     const hidden = ctx.access.hiddenFields(resource, input.principal);
     const parsed = parseListQuery(resource, input.query, parents, hidden);
     const rule = ctx.access.listFilter(resource, input.principal);
-    const query = rule && 'where' in rule ? { ...parsed.query, where: rule.where } : parsed.query;
+    // Computed fields are read in the page's own query: one SELECT for the page, whatever its size.
+    const asked = withComputed(parsed.query, shape.computed, input.principal);
+    const query = rule && 'where' in rule ? { ...asked, where: rule.where } : asked;
     const result =
       rule && 'test' in rule
         ? await listInProcess(ctx, resource, query, parsed.pageSize, rule.test)
@@ -81,22 +85,12 @@ export const compileListHandler = (ctx: RuntimeContext, resource: ResourcePlan):
       result.rows.length > parsed.pageSize && last
         ? encodeCursor(parsed.sortKey, ctx.store.keysetOf(resource.name, query, last))
         : null;
-    const data: Array<Record<string, unknown>> = page.map((row) => writer.toApi(writer.visibleTo(row, hidden)));
+    const data: Array<Record<string, unknown>> = page.map((row) => shape.writer.toApi(writer.visibleTo(row, hidden)));
     for (const name of parsed.expand) {
-      const to = resource.fieldsByName.get(name)?.ref?.to;
-      const targetWriter = to ? writers.get(to) : undefined;
-      if (!to || !targetWriter) continue;
       const ids = [...new Set(page.map((r) => r[name]).filter((v): v is string => typeof v === 'string'))];
-      const target = ctx.plan.resourcesByName.get(to);
-      if (!target) continue;
-      const targetHidden = ctx.access.hiddenFields(target, input.principal);
-      // A referenced record the caller may not read stays a bare id.
-      const readable = (await ctx.store.getMany(to, ids)).filter((r: Row) =>
-        ctx.access.canRead(target, input.principal, r),
-      );
-      const targets = new Map(
-        readable.map((r: Row) => [r.id, targetWriter.toApi(targetWriter.visibleTo(r, targetHidden))]),
-      );
+      // The records as the caller may see them (or as the reference's view); one the caller may not read stays an id.
+      const targets = await expand(name, ids, input.principal);
+      if (!targets) continue;
       // Integer ids (and references to them) are numbers in the answer and text in storage.
       for (const record of data)
         if (typeof record[name] === 'string' || typeof record[name] === 'number')

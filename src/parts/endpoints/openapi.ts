@@ -1,9 +1,10 @@
 import type { Operation, PathBinding, Plan, ResourcePlan, ResourceRoute } from '../../plan/types.ts';
 import { customEndpointErrors, errorResponses, resourceOperationErrors } from '../errors/openapi.ts';
 import { type OpenApiComponents, type OpenApiObject, ref, success } from '../openapi-model.ts';
-import { exampleCreate, examplePatch, exampleRecord } from '../resources/example.ts';
+import { exampleCreate, examplePatch } from '../resources/example.ts';
 import { pluralize, withArticle } from '../resources/naming.ts';
 import { resourceSchemaNames } from '../resources/openapi.ts';
+import { answerOf } from '../resources/view-openapi.ts';
 import { customOperation } from './custom-openapi.ts';
 import { filterParameters } from './filter-openapi.ts';
 import { routeParameters } from './path-openapi.ts';
@@ -109,8 +110,8 @@ export const headerParams = (...names: string[]) => names.map((n) => ref('parame
 /** Every operation of one resource, keyed by path and method. */
 export const resourcePaths = (plan: Plan, resource: ResourcePlan): Record<string, PathItem> => {
   const names = resourceSchemaNames(resource);
-  const record = ref('schemas', names.record);
-  const recordExample = exampleRecord(resource, plan.resourcesByName);
+  // An operation answers with the record, or with the view its override names.
+  const answer = (op: Operation) => answerOf(resource, op, plan.resourcesByName);
   const errors = (op: Operation) => errorResponses(plan.errors, resourceOperationErrors(plan, resource, op));
   const base = plan.service.basePath;
   const tags = [resource.name];
@@ -132,7 +133,7 @@ export const resourcePaths = (plan: Plan, resource: ResourcePlan): Record<string
           parameters: [...params, ...listParameters(resource), ...headerParams('RequestId')],
           responses: {
             '200': success(`A page of ${plural}.`, ref('schemas', names.page), {
-              data: [recordExample],
+              data: [answer('list').example],
               nextCursor: null,
             }),
             ...errors('list'),
@@ -146,7 +147,7 @@ export const resourcePaths = (plan: Plan, resource: ResourcePlan): Record<string
           parameters: [...params, ...headerParams('IdempotencyKey', 'RequestId')],
           requestBody: body(names.create, exampleCreate(resource, plan.resourcesByName)),
           responses: {
-            '201': success(`The created ${resource.name}.`, record, recordExample, [
+            '201': success(`The created ${resource.name}.`, answer('create').schema, answer('create').example, [
               'ETag',
               'Location',
               'Idempotent-Replayed',
@@ -160,7 +161,10 @@ export const resourcePaths = (plan: Plan, resource: ResourcePlan): Record<string
           summary: `Get ${yours}`,
           tags,
           parameters: [...params, ...headerParams('RequestId')],
-          responses: { '200': success(`The ${resource.name}.`, record, recordExample, ['ETag']), ...errors('get') },
+          responses: {
+            '200': success(`The ${resource.name}.`, answer('get').schema, answer('get').example, ['ETag']),
+            ...errors('get'),
+          },
         };
       case 'update':
         return {
@@ -173,7 +177,10 @@ export const resourcePaths = (plan: Plan, resource: ResourcePlan): Record<string
             'application/merge-patch+json',
           ]),
           responses: {
-            '200': success(`The updated ${resource.name}.`, record, recordExample, ['ETag', 'Idempotent-Replayed']),
+            '200': success(`The updated ${resource.name}.`, answer('update').schema, answer('update').example, [
+              'ETag',
+              'Idempotent-Replayed',
+            ]),
             ...errors('update'),
           },
         };
@@ -185,7 +192,10 @@ export const resourcePaths = (plan: Plan, resource: ResourcePlan): Record<string
           parameters: [...params, ...headerParams('IfMatch', 'IdempotencyKey', 'RequestId')],
           requestBody: body(names.create, exampleCreate(resource, plan.resourcesByName)),
           responses: {
-            '200': success(`The replaced ${resource.name}.`, record, recordExample, ['ETag', 'Idempotent-Replayed']),
+            '200': success(`The replaced ${resource.name}.`, answer('replace').schema, answer('replace').example, [
+              'ETag',
+              'Idempotent-Replayed',
+            ]),
             ...errors('replace'),
           },
         };

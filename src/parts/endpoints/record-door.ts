@@ -3,7 +3,9 @@ import type { Handler, HandlerInput, HandlerOutput, RuntimeContext } from '../..
 import type { FilterOp, ListQuery, Row } from '../../storage/index.ts';
 import { routeAccess } from '../auth/route-access.ts';
 import { ApiError } from '../errors/api-error.ts';
+import { createRecordShapes, withComputed } from '../resources/computed-runtime.ts';
 import { createReadableLookup, notFound } from '../resources/load-record.ts';
+import { normalizeFilterValue } from '../resources/normalize.ts';
 import { createRecordWriter } from '../resources/record-io.ts';
 import type { RecordHandlers } from '../resources/runtime.ts';
 import { listInProcess } from './list-runtime.ts';
@@ -62,6 +64,7 @@ const SYSTEM_FIELDS = new Set(['id', 'createdAt', 'updatedAt']);
 const compileDoor = (ctx: RuntimeContext, resource: ResourcePlan, h: RecordHandlers) => {
   const writer = createRecordWriter(resource);
   const readable = createReadableLookup(ctx, resource);
+  const shapes = createRecordShapes(ctx, resource);
   // The roles the generated endpoint asks for (an override's `roles`) hold for the door too.
   const rolesOf = (op: Operation) => routeAccess(ctx.plan, { resource: resource.name, action: op }).roles;
   const roles = new Map(
@@ -80,6 +83,12 @@ const compileDoor = (ctx: RuntimeContext, resource: ResourcePlan, h: RecordHandl
     if (hidden.has(name))
       throw new ApiError(code, `Cannot ${code === 'invalid_sort' ? 'sort' : 'filter'} on "${name}".`);
     return name;
+  };
+
+  /** A filter value as the field stores it (its declared normalisers), like a list request's. */
+  const normalized = (name: string, op: RecordFilterOp, value: unknown) => {
+    const f = resource.fieldsByName.get(name);
+    return f ? normalizeFilterValue(f, op, value) : value;
   };
 
   /** The params of the generated item route: the id, and the parents of a nested path taken from the record. */
@@ -106,7 +115,9 @@ const compileDoor = (ctx: RuntimeContext, resource: ResourcePlan, h: RecordHandl
     async get(id) {
       if (!may(input, 'get')) return undefined;
       const row = await readable(id, input.principal);
-      return row ? view(input, row) : undefined;
+      if (!row) return undefined;
+      const [filled = row] = await shapes.fill([row], resource.computed, input.principal);
+      return view(input, filled);
     },
     async list(query = {}) {
       if (!may(input, 'list')) return { rows: [], ...(query.count ? { total: 0 } : {}) };
@@ -116,14 +127,15 @@ const compileDoor = (ctx: RuntimeContext, resource: ResourcePlan, h: RecordHandl
         filters: (query.filters ?? []).map((f) => ({
           field: field(hidden, f.field, 'invalid_filter'),
           op: f.op ?? 'eq',
-          value: f.value,
+          value: normalized(f.field, f.op ?? 'eq', f.value),
         })),
         sort: (query.sort ?? []).map((s) => ({ field: field(hidden, s.field, 'invalid_sort'), desc: s.desc === true })),
         limit,
         count: query.count === true,
       };
       const rule = ctx.access.listFilter(resource, input.principal);
-      const listed = rule && 'where' in rule ? { ...asked, where: rule.where } : asked;
+      const computing = withComputed(asked, resource.computed, input.principal);
+      const listed = rule && 'where' in rule ? { ...computing, where: rule.where } : computing;
       const result =
         rule && 'test' in rule
           ? await listInProcess(ctx, resource, listed, limit, rule.test)

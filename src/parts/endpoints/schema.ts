@@ -23,6 +23,7 @@ export const OperationOverrideSchema = Type.Object(
     method: Type.Optional(
       stringEnum(['PATCH', 'PUT'] as const, 'update only: PUT serves the update (merge semantics) instead of PATCH.'),
     ),
+    view: Type.Optional(Type.String({ description: 'A view of the resource this operation answers with.' })),
   },
   { additionalProperties: false },
 );

@@ -1,6 +1,7 @@
 import { type CheckContext, isRecord, recordEntries } from '../../spec/check-context.ts';
 import type { PathSegment } from '../../spec/source-map.ts';
 import { suggestion } from '../../spec/validate-shape.ts';
+import { checkNormalize } from './check-derived.ts';
 import type { Raw } from './lookup.ts';
 import { RESERVED_FIELD_NAMES } from './system-fields.ts';
 import { valueProblem } from './value-problem.ts';
@@ -39,9 +40,10 @@ const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
 /**
  * Flags the engine applies to a record's own fields only: a unique index needs a column of its own, defaults are
- * filled in field by field at the top, and a delete looks for references in columns, not inside stored objects.
+ * filled in field by field at the top, a delete looks for references in columns, not inside stored objects, and a
+ * derived value is computed from a sibling of the record.
  */
-const TOP_LEVEL_FLAGS = ['unique', 'default', 'onDelete'] as const;
+const TOP_LEVEL_FLAGS = ['unique', 'default', 'onDelete', 'derive'] as const;
 
 /**
  * Checks a map of fields (resource fields, object fields, transition inputs, request payloads). `nested`: the
@@ -97,6 +99,7 @@ export const checkField = (
       );
   }
   checkTypeDetail(scope, field, path, type);
+  checkNormalize(ctx, field, path, label);
   for (const [low, high] of RANGES) {
     const [a, b] = [field[low], field[high]];
     if (typeof a === 'number' && typeof b === 'number' && a > b)

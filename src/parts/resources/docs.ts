@@ -11,6 +11,7 @@ import {
   paragraph,
 } from '../docs-model.ts';
 import { fieldTable } from './field-docs.ts';
+import { viewBlocks } from './view-docs.ts';
 
 export const RESOURCES_HEADING = 'Resources and their fields';
 const NOT_SHOWN = 'Resources, their fields, types, formats and required flags: not shown.';
@@ -49,6 +50,7 @@ const resourceBlocks = (resource: ResourcePlan): DocBlock[] => {
   );
   const fieldsTable = fieldTable(fields, systemRows(resource));
   if (fieldsTable) blocks.push(fieldsTable);
+  blocks.push(...viewBlocks(resource));
   if (resource.indexes.length)
     blocks.push(
       paragraph('Indexes:'),

@@ -1,6 +1,8 @@
-import type { ResourcePlan } from '../../plan/types.ts';
+import type { ComputedFieldPlan, ResourcePlan } from '../../plan/types.ts';
 import type { FieldSpec } from './field-schema.ts';
+import { createNormalizer } from './normalize.ts';
 import { patternExample } from './pattern-example.ts';
+import { derivedBase } from './slug.ts';
 
 /** A fixed, valid-looking ULID so examples are stable from one build to the next. */
 const EXAMPLE_ULID = '01JD7X3K9Q2M4N6P8R0S2T4V6W';
@@ -117,6 +119,9 @@ export const exampleObject = (
 };
 
 /** A record as the service returns it. */
+/** A computed field's example value: what an anonymous caller sees of a record nobody has touched. */
+export const exampleComputed = (c: ComputedFieldPlan): boolean | number => (c.type === 'boolean' ? false : 0);
+
 export const exampleRecord = (
   resource: ResourcePlan,
   resources: ReadonlyMap<string, ResourcePlan>,
@@ -125,10 +130,21 @@ export const exampleRecord = (
   for (const f of resource.fields) {
     if (f.writeOnly) continue;
     if (f.isState && resource.states) out[f.name] = resource.states.initial;
+    else if (f.derive)
+      out[f.name] = null; // set below, from the values around it; here for the key order
     else if (!f.readOnly || f.required || f.hasDefault || f.spec.example !== undefined)
       out[f.name] = exampleValue(f.spec, f.name, 'output', resources);
   }
-  return { ...out, createdAt: EXAMPLE_TIME, updatedAt: EXAMPLE_TIME };
+  // Stored values as the service stores them: normalised, and derived fields set from the example's source.
+  const normalizer = createNormalizer(resource);
+  const stored = normalizer.input(out) as Record<string, unknown>;
+  normalizer.arrays(stored);
+  for (const f of resource.fields) {
+    if (f.derive && !f.writeOnly && f.spec.example === undefined)
+      stored[f.name] = derivedBase(resource, f.derive, stored);
+  }
+  for (const c of resource.computed) stored[c.name] = exampleComputed(c);
+  return { ...stored, createdAt: EXAMPLE_TIME, updatedAt: EXAMPLE_TIME };
 };
 
 /** A create (or PUT) body: every writable field, except parent references given by the path. */

@@ -1,4 +1,5 @@
 import { code, type DocBlock, type Inline, joinSpans, type Span, table } from '../docs-model.ts';
+import { derivedPhrase } from './field-notes.ts';
 import type { FieldSpec } from './field-schema.ts';
 
 /** The columns of every field table in the document: resources, transition inputs, payloads. */
@@ -35,6 +36,8 @@ export const fieldConstraints = (f: FieldSpec): Span[] => {
   if (f.type === 'ref') add(`on delete ${f.onDelete ?? 'restrict'}`);
   if (f.readableBy) add('readable by ', ...joinSpans(f.readableBy.map(code)));
   if (f.writableBy) add('writable by ', ...joinSpans(f.writableBy.map(code)));
+  if (f.derive) add(`derived: ${derivedPhrase(f.derive)}`);
+  if (f.normalize?.length) add('normalised: ', ...joinSpans(f.normalize.map(code), ', '));
   if (f.example !== undefined) add('example ', code(json(f.example)));
   return out.flatMap((spans, i) => (i === 0 ? spans : ['; ', ...spans]));
 };

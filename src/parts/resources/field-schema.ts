@@ -18,6 +18,23 @@ export const FIELD_TYPES = [
 ] as const;
 export const STRING_FORMATS = ['email', 'uri', 'uuid', 'hostname', 'ipv4', 'ipv6', 'pattern'] as const;
 export const ON_DELETE = ['restrict', 'cascade', 'setNull'] as const;
+/**
+ * Normalisers: `trim`, `lower`, `upper` and `collapseSpaces` rewrite a string (or each string item of an array)
+ * before validation; `dedupe` and `sort` rewrite an array after its items are validated.
+ */
+export const NORMALIZE_OPS = ['trim', 'lower', 'upper', 'collapseSpaces', 'dedupe', 'sort'] as const;
+export const ON_CHANGE = ['rederive', 'keep'] as const;
+
+/** A value the service computes from another field of the record and stores: `{ slug: title }`. */
+export const DeriveSchema = Type.Object(
+  {
+    slug: Type.String({ description: 'The string field whose slug this field holds ("How to X" → how-to-x).' }),
+    onChange: Type.Optional(
+      stringEnum(ON_CHANGE, 'When the source changes: derive the value again (default) or keep the first one.'),
+    ),
+  },
+  { additionalProperties: false },
+);
 
 const _literals = <T extends readonly string[]>(values: T) => stringEnum(values);
 
@@ -54,6 +71,9 @@ export const FieldSchema = Type.Recursive(
         fields: Type.Optional(namedRecord('^[A-Za-z_][A-Za-z0-9_]*$', Self)),
         to: Type.Optional(Type.String({ description: 'Ref: the resource referred to.' })),
         onDelete: Type.Optional(stringEnum(ON_DELETE)),
+        view: Type.Optional(
+          Type.String({ description: 'Ref: the view of the referred resource an expanded reference is shown as.' }),
+        ),
         readableBy: Type.Optional(Type.Array(Type.String(), { description: 'Roles that may see this field.' })),
         writableBy: Type.Optional(
           Type.Array(Type.String(), {
@@ -67,6 +87,13 @@ export const FieldSchema = Type.Recursive(
               'Integer: numbered 1, 2, 3… per value of this ref field (per parent), assigned at create, read-only.',
           }),
         ),
+        normalize: Type.Optional(
+          Type.Array(stringEnum(NORMALIZE_OPS), {
+            description:
+              'Rewrites every value that enters the field (bodies, filters) before it is stored or compared.',
+          }),
+        ),
+        derive: Type.Optional(DeriveSchema),
       },
       { additionalProperties: false },
     ),
@@ -75,6 +102,7 @@ export const FieldSchema = Type.Recursive(
 
 export type FieldSpec = Static<typeof FieldSchema>;
 export type FieldType = (typeof FIELD_TYPES)[number];
+export type NormalizeOp = (typeof NORMALIZE_OPS)[number];
 
 /** A map of field name to field, as used by resources, inputs and payloads. */
 export const FieldsSchema = namedRecord('^[A-Za-z_][A-Za-z0-9_]*$', Type.Ref(FieldSchema));

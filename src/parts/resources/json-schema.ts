@@ -1,4 +1,5 @@
-import type { FieldPlan, ResourcePlan } from '../../plan/types.ts';
+import type { ComputedFieldPlan, FieldPlan, ResourcePlan, ViewPlan } from '../../plan/types.ts';
+import { derivedSentence, normalizedSentence } from './field-notes.ts';
 import type { FieldSpec } from './field-schema.ts';
 import { rangeProblem } from './value-problem.ts';
 
@@ -57,11 +58,18 @@ const withNull = (schema: JsonSchema, nullable: boolean): JsonSchema => {
   return { anyOf: [schema, { type: 'null' }] };
 };
 
-/** The field's description, with who may read and write it when only some roles may. */
+/** The field's description, with how the service sets or rewrites it, and who may read and write it. */
 const descriptionOf = (f: FieldSpec): string | undefined => {
   const roles = (verb: string, list: readonly string[] | undefined) =>
     list?.length ? `Only roles ${list.join(', ')} may ${verb} this field.` : undefined;
-  const text = [f.description, decimalBounds(f), roles('see', f.readableBy), roles('set', f.writableBy)]
+  const text = [
+    f.description,
+    decimalBounds(f),
+    derivedSentence(f),
+    normalizedSentence(f),
+    roles('see', f.readableBy),
+    roles('set', f.writableBy),
+  ]
     .filter(Boolean)
     .join(' ');
   return text || undefined;
@@ -205,7 +213,18 @@ const SYSTEM_OUTPUT = {
   updatedAt: { type: 'string', format: 'date-time' },
 };
 
-/** A record as clients receive it: id, the readable fields, createdAt, updatedAt. */
+/** A computed field's value: read-only, never sent by a client. */
+export const computedSchema = (c: ComputedFieldPlan, docs: boolean): JsonSchema => ({
+  type: c.type,
+  ...(docs
+    ? {
+        readOnly: true,
+        description: `${c.description ? `${c.description} ` : ''}Computed for the caller: \`${c.cel}\`.`,
+      }
+    : {}),
+});
+
+/** A record as clients receive it: id, the readable fields, its computed fields, createdAt, updatedAt. */
 export const recordSchema = (resource: ResourcePlan, docs = false): JsonSchema => {
   const fields = resource.fields.filter((f) => !f.writeOnly);
   return {
@@ -213,11 +232,35 @@ export const recordSchema = (resource: ResourcePlan, docs = false): JsonSchema =
     properties: {
       id: idSchema(resource),
       ...Object.fromEntries(fields.map((f) => [f.name, fieldPlanSchema(f, 'output', docs)])),
+      ...Object.fromEntries(resource.computed.map((c) => [c.name, computedSchema(c, docs)])),
       createdAt: SYSTEM_OUTPUT.createdAt,
       updatedAt: SYSTEM_OUTPUT.updatedAt,
     },
     // Serialisers only require the system fields: a record stored before a field became required still serialises.
     required: ['id', ...(docs ? fields.filter((f) => f.required).map((f) => f.name) : []), 'createdAt', 'updatedAt'],
+    additionalProperties: false,
+  };
+};
+
+/** A view of a resource as clients receive it: its fields, then its computed fields (always present). */
+export const viewSchema = (resource: ResourcePlan, view: ViewPlan, docs = false): JsonSchema => {
+  const shown = view.fields.filter((name) => !resource.fieldsByName.get(name)?.writeOnly);
+  const property = (name: string): JsonSchema => {
+    const field = resource.fieldsByName.get(name);
+    if (field) return fieldPlanSchema(field, 'output', docs);
+    return name === 'id' ? idSchema(resource) : (SYSTEM_OUTPUT[name as keyof typeof SYSTEM_OUTPUT] as JsonSchema);
+  };
+  const required = docs
+    ? shown.filter((n) => !resource.fieldsByName.has(n) || resource.fieldsByName.get(n)?.required)
+    : [];
+  return {
+    type: 'object',
+    ...(docs && view.description ? { description: view.description } : {}),
+    properties: {
+      ...Object.fromEntries(shown.map((n) => [n, property(n)])),
+      ...Object.fromEntries(view.computed.map((c) => [c.name, computedSchema(c, docs)])),
+    },
+    required: [...required, ...view.computed.map((c) => c.name)],
     additionalProperties: false,
   };
 };

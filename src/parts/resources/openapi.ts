@@ -3,6 +3,7 @@ import { type OpenApiObject, pascalCase, ref } from '../openapi-model.ts';
 import { exampleCreate, exampleRecord } from './example.ts';
 import { createSchema, idSchema, patchSchema, recordSchema } from './json-schema.ts';
 import { withArticle } from './naming.ts';
+import { answerOf, viewComponentName, viewComponents } from './view-openapi.ts';
 
 /** Component names of one resource's schemas. */
 export const resourceSchemaNames = (resource: ResourcePlan) => ({
@@ -11,7 +12,11 @@ export const resourceSchemaNames = (resource: ResourcePlan) => ({
   patch: `${resource.name}Patch`,
   page: `${resource.name}Page`,
   /** A record as a list answers it, where `expand` may have replaced references by the records they name. */
-  listed: resource.list.expand.length ? `${resource.name}Listed` : resource.name,
+  listed: resource.answerViews.list
+    ? viewComponentName(resource, resource.answerViews.list)
+    : resource.list.expand.length
+      ? `${resource.name}Listed`
+      : resource.name,
 });
 
 /** The record schema with the plan's view of each field: the state field is read-only and set by transitions. */
@@ -77,13 +82,17 @@ export const resourceComponents = (
       description: 'A JSON Merge Patch (RFC 7396): only the fields to change; null clears an optional field.',
     },
   };
-  if (names.listed !== names.record) {
+  Object.assign(out, viewComponents(resource, resources));
+  if (names.listed === `${resource.name}Listed`) {
     const properties = { ...(record.properties as Record<string, OpenApiObject>) };
     for (const name of resource.list.expand) {
-      const target = resource.fieldsByName.get(name)?.ref?.to;
+      const to = resource.fieldsByName.get(name)?.ref;
+      const target = to && resources.get(to.to);
       const p = properties[name];
-      if (target && p)
-        properties[name] = { anyOf: [p, ref('schemas', target)], description: `Expanded with expand=${name}.` };
+      // An expanded reference is shown as the view the field names, or as the whole record.
+      const shown = target && to.view ? viewComponentName(target, to.view) : to?.to;
+      if (shown && p)
+        properties[name] = { anyOf: [p, ref('schemas', shown)], description: `Expanded with expand=${name}.` };
     }
     out[names.listed] = {
       ...record,
@@ -104,7 +113,7 @@ export const resourceComponents = (
     },
     required: ['data', 'nextCursor'],
     additionalProperties: false,
-    examples: [{ data: [example], nextCursor: null }],
+    examples: [{ data: [answerOf(resource, 'list', resources).example], nextCursor: null }],
   };
   return out;
 };

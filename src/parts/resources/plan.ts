@@ -1,35 +1,55 @@
-import type { FieldPlan, IdStyle, ResourcePlan } from '../../plan/types.ts';
+import type { DerivePlan, FieldPlan, IdStyle, ResourcePlan } from '../../plan/types.ts';
 import type { ServiceSpec } from '../../spec/schema.ts';
 import { planResourceEndpoints } from '../endpoints/plan.ts';
 import { planStateMachine } from '../states/plan.ts';
+import { planComputedAndViews } from './computed-plan.ts';
 import type { FieldSpec } from './field-schema.ts';
 import { snakeCase } from './naming.ts';
 import type { ResourceSpec } from './schema.ts';
 
-export const planField = (name: string, spec: FieldSpec, isState = false, targetIdStyle?: IdStyle): FieldPlan => ({
-  name,
-  type: spec.type,
-  spec,
-  required: spec.required === true,
-  nullable: spec.nullable === true,
-  readOnly: spec.readOnly === true || isState || spec.sequence !== undefined,
-  writeOnly: spec.writeOnly === true,
-  unique: spec.unique === true,
-  column: snakeCase(name),
-  hasDefault: spec.default !== undefined,
-  ...(spec.default !== undefined ? { default: spec.default } : {}),
-  ...(spec.type === 'ref' && spec.to
+/** How a field's `derive` is served; `onChange` defaults to rederive. */
+const derivePlan = (spec: FieldSpec): DerivePlan | undefined =>
+  spec.derive
     ? {
-        ref: {
-          to: spec.to,
-          onDelete: spec.onDelete ?? 'restrict',
-          ...(targetIdStyle && targetIdStyle !== 'ulid' ? { idStyle: targetIdStyle } : {}),
-        },
+        kind: 'slug',
+        from: spec.derive.slug,
+        onChange: spec.derive.onChange ?? 'rederive',
+        ...(spec.maxLength !== undefined ? { maxLength: spec.maxLength } : {}),
       }
-    : {}),
-  ...(spec.sequence !== undefined ? { sequence: spec.sequence } : {}),
-  ...(isState ? { isState: true } : {}),
-});
+    : undefined;
+
+export const planField = (name: string, declared: FieldSpec, isState = false, targetIdStyle?: IdStyle): FieldPlan => {
+  const derive = derivePlan(declared);
+  // A derived field is read-only wherever its spec is read (validators, documents): the service sets it.
+  const spec = derive ? { ...declared, readOnly: true } : declared;
+  return {
+    name,
+    type: spec.type,
+    spec,
+    required: spec.required === true,
+    nullable: spec.nullable === true,
+    readOnly: spec.readOnly === true || isState || spec.sequence !== undefined,
+    writeOnly: spec.writeOnly === true,
+    unique: spec.unique === true,
+    column: snakeCase(name),
+    hasDefault: spec.default !== undefined,
+    ...(spec.default !== undefined ? { default: spec.default } : {}),
+    ...(spec.type === 'ref' && spec.to
+      ? {
+          ref: {
+            to: spec.to,
+            onDelete: spec.onDelete ?? 'restrict',
+            ...(spec.view ? { view: spec.view } : {}),
+            ...(targetIdStyle && targetIdStyle !== 'ulid' ? { idStyle: targetIdStyle } : {}),
+          },
+        }
+      : {}),
+    ...(spec.sequence !== undefined ? { sequence: spec.sequence } : {}),
+    ...(isState ? { isState: true } : {}),
+    ...(spec.normalize?.length ? { normalize: spec.normalize } : {}),
+    ...(derive ? { derive } : {}),
+  };
+};
 
 export const planResource = (
   spec: ServiceSpec,
@@ -56,6 +76,7 @@ export const planResource = (
   }
   const fieldsByName = new Map(fields.map((f) => [f.name, f]));
   const endpoints = planResourceEndpoints(spec, name, resource, fieldsByName, states, maxPageSize);
+  const { computed, views, answerViews } = planComputedAndViews(spec, name, resource);
   return {
     name,
     ...(resource.description ? { description: resource.description } : {}),
@@ -74,5 +95,8 @@ export const planResource = (
       })),
       ...(resource.unique ?? []).map((fields) => ({ fields, unique: true })),
     ],
+    computed,
+    views,
+    answerViews,
   };
 };

@@ -69,6 +69,7 @@ export const createRecordWriter = (resource: ResourcePlan) => {
   const visible = resource.fields.filter((f) => !f.writeOnly);
   const integerId = resource.idStyle === 'integer';
   const integerRefs = new Set(visible.filter((f) => f.ref?.idStyle === 'integer').map((f) => f.name));
+  const computed = resource.computed;
   const stringify = fastJson(recordSchema(resource) as unknown as Parameters<typeof fastJson>[0]);
   const toApi = (row: Row): Record<string, unknown> => {
     // Same key order as the compiled stringifier writes (required system fields first), so a record reads the
@@ -83,6 +84,8 @@ export const createRecordWriter = (resource: ResourcePlan) => {
       if (v !== null && v !== undefined) out[f.name] = v;
       else if (f.nullable) out[f.name] = null;
     }
+    // Computed fields are in a row only when its query computed them for the caller (never in events).
+    for (const c of computed) if (row[c.name] !== undefined) out[c.name] = row[c.name];
     return out;
   };
   /** What a caller sees: `hidden` fields (readable only by other roles, secrets) left out. */

@@ -1,12 +1,15 @@
-import type { ResourcePlan } from '../../plan/types.ts';
+import type { Operation, ResourcePlan } from '../../plan/types.ts';
 import { type Handler, type HandlerInput, type RuntimeContext, runHooks } from '../../runtime/context.ts';
 import { compileBodyValidator } from '../../runtime/validator.ts';
 import type { Row } from '../../storage/index.ts';
 import { hashPassword, isPasswordHash } from '../auth/passwords.ts';
 import { ApiError } from '../errors/api-error.ts';
+import { createRecordShapes } from './computed-runtime.ts';
+import { createDerivedWriter } from './derived-fields.ts';
 import { createSchema, patchSchema } from './json-schema.ts';
 import { createParentCheck, createRecordLoader, expectRevision } from './load-record.ts';
 import { mergePatch } from './merge-patch.ts';
+import { createNormalizer } from './normalize.ts';
 import { createRecordWriter, etagOf, mintId } from './record-io.ts';
 import { createRecordPath } from './record-keys.ts';
 import { checkReferences, releaseReferences } from './references.ts';
@@ -25,11 +28,18 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 /** Compiles the CRUD handlers of one resource: validators, serialiser and id pattern are built here, once. */
 export const compileRecordHandlers = (ctx: RuntimeContext, resource: ResourcePlan): RecordHandlers => {
   const writer = createRecordWriter(resource);
-  const readOnly = new Set<string>([...SYSTEM_FIELDS, ...resource.fields.filter((f) => f.readOnly).map((f) => f.name)]);
+  const readOnly = new Set<string>([
+    ...SYSTEM_FIELDS,
+    ...resource.fields.filter((f) => f.readOnly).map((f) => f.name),
+    ...resource.computed.map((c) => c.name),
+  ]);
+  const shapes = createRecordShapes(ctx, resource);
   const stateField = resource.states?.field;
   const validateCreate = compileBodyValidator(ctx.ajv, createSchema(resource), readOnly);
   const validatePatch = compileBodyValidator(ctx.ajv, patchSchema(resource), readOnly);
   const writable = resource.fields.filter((f) => !f.readOnly);
+  const normalizer = createNormalizer(resource);
+  const derived = createDerivedWriter(ctx, resource);
 
   const owner = ctx.access.ownerOf(resource);
   const passwords = [...(ctx.passwordFields.get(resource.name) ?? [])];
@@ -40,12 +50,19 @@ export const compileRecordHandlers = (ctx: RuntimeContext, resource: ResourcePla
     body,
     headers: { 'content-type': JSON_TYPE, etag: etagOf(row), ...extra },
   });
-  const respond = (input: HandlerInput, status: number, row: Row) =>
-    answerWith(
-      status,
-      row,
-      writer.serialize(writer.visibleTo(row, ctx.access.hiddenFields(resource, input.principal))),
-    );
+  /** The operation's answer: the record or the operation's view, with its computed fields for this caller. */
+  const respond = async (
+    input: HandlerInput,
+    op: Operation,
+    status: number,
+    row: Row,
+    extra?: Record<string, string>,
+  ) => {
+    const shape = shapes.shapeOf(op);
+    const [shown = row] = await shapes.fill([row], shape.computed, input.principal);
+    const hidden = ctx.access.hiddenFields(resource, input.principal);
+    return answerWith(status, row, shape.writer.serialize(writer.visibleTo(shown, hidden)), extra);
+  };
 
   /** Passwords of a user store are stored as scrypt hashes only. */
   const hashPasswords = async (values: Record<string, unknown>) => {
@@ -147,9 +164,11 @@ export const compileRecordHandlers = (ctx: RuntimeContext, resource: ResourcePla
     if (owner && subject && !sentOwner && body !== null && typeof body === 'object' && !Array.isArray(body)) {
       body = { ...body, [owner]: subject };
     }
+    body = normalizer.input(body);
     const invalid = validateCreate(body);
     if (invalid) throw invalid;
     const values = writableValues(body as Record<string, unknown>, true);
+    normalizer.arrays(values);
     bindParents(input, values);
     if (owner && sentOwner && values[owner] !== subject && !ctx.access.explicitCreate(resource)) throw readOnlyOwner();
     try {
@@ -171,7 +190,7 @@ export const compileRecordHandlers = (ctx: RuntimeContext, resource: ResourcePla
     for (const s of sequences)
       row[s.field.name] = await ctx.store.sequences.next(`${resource.table}.${s.field.column}:${String(row[s.per])}`);
     if (resource.states && stateField) row[stateField] = resource.states.initial;
-    await ctx.store.insert(resource.name, row);
+    await derived.insert(row);
     // The answer is serialised before the hooks run (none changes the row): when it shows the whole record, the
     // created event reuses its text.
     const hidden = ctx.access.hiddenFields(resource, input.principal);
@@ -183,12 +202,15 @@ export const compileRecordHandlers = (ctx: RuntimeContext, resource: ResourcePla
         : { kind: 'created', resource, after: row, actor: input.caller },
     );
     const location = await pathOf(row, input.params);
-    return answerWith(201, row, answer, { location: `${ctx.plan.service.basePath}${location}` });
+    const headers = { location: `${ctx.plan.service.basePath}${location}` };
+    // An answer with computed fields or in a view is not the event's record: it is read and written on its own.
+    if (shapes.computes('create') || resource.answerViews.create) return respond(input, 'create', 201, row, headers);
+    return answerWith(201, row, answer, headers);
   };
 
-  const get: Handler = async (input) => respond(input, 200, await load(input));
+  const get: Handler = async (input) => respond(input, 'get', 200, await load(input));
 
-  const write = async (input: HandlerInput, next: Record<string, unknown>, current: Row) => {
+  const write = async (input: HandlerInput, op: 'update' | 'replace', next: Record<string, unknown>, current: Row) => {
     keepIntegerRefsAsText(next);
     const revision = expectRevision(input, current);
     ctx.access.authorize(resource, 'update', input.principal, current, input.body);
@@ -217,37 +239,37 @@ export const compileRecordHandlers = (ctx: RuntimeContext, resource: ResourcePla
     await checkReferences(ctx, resource, changes, input.principal);
     await hashPasswords(changes);
     changes.updatedAt = ctx.now().toISOString();
-    const row = await ctx.store.update(resource.name, current.id, changes, { revision });
+    const row = await derived.update(current, changes, revision);
     if (!row)
       throw new ApiError('precondition_failed', 'The record changed while it was being written; read it again.');
     await runHooks(ctx, { kind: 'updated', resource, before: current, after: row, actor: input.caller });
-    return respond(input, 200, row);
+    return respond(input, op, 200, row);
   };
 
   const update: Handler = async (input) => {
     rejectStateWrite(input.body);
     rejectLocked(input);
-    const invalid = validatePatch(input.body);
+    const patch = normalizer.input(input.body);
+    const invalid = validatePatch(patch);
     if (invalid) throw invalid;
     const current = await load(input);
-    const merged = mergePatch(integerRefsAsNumbers(writableValues(current, false)), input.body) as Record<
-      string,
-      unknown
-    >;
+    const merged = mergePatch(integerRefsAsNumbers(writableValues(current, false)), patch) as Record<string, unknown>;
     const whole = Object.fromEntries(Object.entries(merged).filter(([, v]) => v !== null && v !== undefined));
     const stillValid = validateCreate(whole);
     if (stillValid) throw stillValid;
-    return write(input, merged, current);
+    normalizer.arrays(merged);
+    return write(input, 'update', merged, current);
   };
 
   const replace: Handler = async (input) => {
     rejectStateWrite(input.body);
     rejectLocked(input);
-    const invalid = validateCreate(input.body);
+    const body = normalizer.input(input.body) as Record<string, unknown>;
+    const invalid = validateCreate(body);
     if (invalid) throw invalid;
     const current = await load(input);
-    const body = input.body as Record<string, unknown>;
     const values = writableValues(body, true);
+    normalizer.arrays(values);
     // A field the caller may not read or write is not the caller's to replace: left out, it keeps its value.
     const kept = [
       ...ctx.access.hiddenFields(resource, input.principal),
@@ -255,7 +277,7 @@ export const compileRecordHandlers = (ctx: RuntimeContext, resource: ResourcePla
     ];
     for (const name of kept) if (name in values && body[name] === undefined) values[name] = current[name] ?? null;
     bindParents(input, values);
-    return write(input, values, current);
+    return write(input, 'replace', values, current);
   };
 
   const remove: Handler = async (input) => {

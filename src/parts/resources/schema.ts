@@ -3,6 +3,7 @@ import { namedRecord } from '../../spec/named-record.ts';
 import { stringEnum } from '../../spec/string-enum.ts';
 import { StatesSchema } from '../states/schema.ts';
 import { FieldsSchema } from './field-schema.ts';
+import { ComputedFieldsSchema, ViewsSchema } from './view-schema.ts';
 
 export const ID_STYLES = ['ulid', 'integer', 'uuidv7'] as const;
 export type IdStyle = (typeof ID_STYLES)[number];
@@ -36,6 +37,8 @@ export const ResourceSchema = Type.Object(
         description: 'Compound unique keys, e.g. [[owner, name]]: no two records share all these values.',
       }),
     ),
+    computed: Type.Optional(ComputedFieldsSchema),
+    views: Type.Optional(ViewsSchema),
   },
   { additionalProperties: false },
 );

@@ -179,6 +179,23 @@ export class PgPool {
     }
   }
 
+  /** Runs `fn` under a savepoint of the running transaction (see Store.savepoint); on its own outside one. */
+  async savepoint<T>(fn: () => Promise<T>): Promise<T> {
+    const tx = this.#context.getStore();
+    if (!tx || tx.committed || tx.released) return fn();
+    await tx.client.query('SAVEPOINT nf_try');
+    let result: T;
+    try {
+      result = await fn();
+    } catch (error) {
+      await tx.client.query('ROLLBACK TO SAVEPOINT nf_try');
+      await tx.client.query('RELEASE SAVEPOINT nf_try');
+      throw error;
+    }
+    await tx.client.query('RELEASE SAVEPOINT nf_try');
+    return result;
+  }
+
   /**
    * Runs `fn` outside the caller's transaction: work it starts (a listener woken by a write) must not take the
    * writer's client, nor wait for a pool client while the writer holds one.

@@ -1,5 +1,6 @@
 import type { Plan, ResourcePlan } from '../../plan/types.ts';
 import { notifying } from '../local-signals.ts';
+import { buildComputedSql, type ComputedSql, computedShapeKey } from '../sql/computed-sql.ts';
 import { quote } from '../sql/dialect.ts';
 import { buildListSql, cursorValues, type ListSql, listShapeKey, SYSTEM_COLUMNS } from '../sql/list-sql.ts';
 import {
@@ -41,7 +42,7 @@ interface Table {
   readonly getLocked: Readonly<Record<RowLock, string>>;
   readonly toRow: (raw: Record<string, unknown>) => Row;
   readonly toParams: (row: Row) => unknown[];
-  readonly lists: Map<string, ListSql>;
+  readonly lists: Map<string, ListSql & { readonly computed?: ComputedSql }>;
 }
 
 const MAX_CACHED_SHAPES = 256;
@@ -104,6 +105,7 @@ export class PostgresStore implements Store {
       'list',
       'exists',
       'transaction',
+      'savepoint',
       'ping',
     ]);
   }
@@ -327,13 +329,27 @@ export class PostgresStore implements Store {
 
   async list(resource: string, query: ListQuery) {
     const table = this.#table(resource);
-    const key = listShapeKey(query);
+    const key = listShapeKey(query) + computedShapeKey(query.computed);
     let sql = table.lists.get(key);
     if (!sql) {
-      sql = buildListSql(postgresDialect, table.plan, query, table.columns);
+      const computed = query.computed?.length
+        ? buildComputedSql(postgresDialect, table.plan, query.computed, (name) => this.#table(name).plan)
+        : undefined;
+      const extra = computed && {
+        select: computed.select,
+        params: (q: ListQuery) => computed.params(q.computed ?? []),
+      };
+      sql = {
+        ...buildListSql(postgresDialect, table.plan, query, table.columns, extra),
+        ...(computed ? { computed } : {}),
+      };
       if (table.lists.size < MAX_CACHED_SHAPES) table.lists.set(key, sql);
     }
-    const rows = (await this.#db.rows<Record<string, unknown>>(sql.select, sql.params(query))).map(table.toRow);
+    const raws = await this.#db.rows<Record<string, unknown>>(sql.select, sql.params(query));
+    const computed = sql.computed;
+    const rows = raws.map(table.toRow);
+    if (computed)
+      for (let i = 0; i < rows.length; i++) computed.fill(rows[i] as Row, raws[i] as Record<string, unknown>, 0);
     if (!sql.count) return { rows };
     const [counted] = await this.#db.rows<{ n: number }>(sql.count, sql.countParams(query));
     return { rows, total: counted?.n ?? 0 };
@@ -354,6 +370,10 @@ export class PostgresStore implements Store {
 
   async transaction<T>(fn: () => Promise<T>): Promise<T> {
     return this.#db.transaction(fn);
+  }
+
+  async savepoint<T>(fn: () => Promise<T>): Promise<T> {
+    return this.#db.savepoint(fn);
   }
 
   /** The store's tables are there (not dropped under it) and the server takes writes (no standby). */

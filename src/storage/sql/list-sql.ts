@@ -70,11 +70,23 @@ export const listShapeKey = (q: ListQuery): string =>
     .map((s) => `${s.desc ? '-' : ''}${s.field}`)
     .join(',')}|${q.after ? 'a' : ''}|${q.count ? 'c' : ''}`;
 
+/** More select expressions after the columns (computed columns, see computed-sql.ts) and their parameters. */
+export interface ExtraSelect {
+  readonly select: string;
+  readonly params: (query: ListQuery) => unknown[];
+}
+
 /**
  * Builds the SELECT of a list page. Field and operator names come only from the plan (allow-listed by the
  * runtime); every value is a bound parameter. Pagination is keyset over (sort keys…, id).
  */
-export const buildListSql = (dialect: Dialect, resource: ResourcePlan, q: ListQuery, columns = '*'): ListSql => {
+export const buildListSql = (
+  dialect: Dialect,
+  resource: ResourcePlan,
+  q: ListQuery,
+  columns = '*',
+  extra?: ExtraSelect,
+): ListSql => {
   const column = (name: string) => SYSTEM_COLUMNS[name] ?? resource.fieldsByName.get(name)?.column ?? name;
   const bind = dialect.bind;
   // Decimals compare and sort by value.
@@ -167,7 +179,9 @@ export const buildListSql = (dialect: Dialect, resource: ResourcePlan, q: ListQu
   const keysetParams = (after: readonly unknown[]): unknown[] =>
     keys.flatMap((_, i) => [...after.slice(0, i), after[i]]);
   return {
-    select: dialect.placeholders(`SELECT ${columns} FROM ${table}${whereSql} ORDER BY ${order} LIMIT ?`),
+    select: dialect.placeholders(
+      `SELECT ${columns}${extra ? `, ${extra.select}` : ''} FROM ${table}${whereSql} ORDER BY ${order} LIMIT ?`,
+    ),
     ...(q.count
       ? {
           count: dialect.placeholders(
@@ -176,6 +190,7 @@ export const buildListSql = (dialect: Dialect, resource: ResourcePlan, q: ListQu
         }
       : {}),
     params: (query) => [
+      ...(extra ? extra.params(query) : []),
       ...filterParams(query),
       ...ruleParams(query),
       ...(query.after ? keysetParams(query.after) : []),

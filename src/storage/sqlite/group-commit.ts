@@ -72,6 +72,9 @@ export class GroupCommit {
       savepoint: db.prepare('SAVEPOINT nf_tx'),
       release: db.prepare('RELEASE nf_tx'),
       rollbackTo: db.prepare('ROLLBACK TO nf_tx'),
+      tryOpen: db.prepare('SAVEPOINT nf_try'),
+      tryRelease: db.prepare('RELEASE nf_try'),
+      tryRollback: db.prepare('ROLLBACK TO nf_try'),
     };
   }
 
@@ -138,6 +141,28 @@ export class GroupCommit {
     this.#queue = step.catch(() => undefined);
     const { result, committed } = await step;
     await committed;
+    return result;
+  }
+
+  /**
+   * Runs `fn` inside the running caller's savepoint under one of its own, undone alone when `fn` throws. Callers
+   * run one at a time, so nothing of another caller lands inside it. Outside a caller's work, `fn` runs as it is.
+   */
+  async savepoint<T>(fn: () => Promise<T>): Promise<T> {
+    if (!this.inTransaction || !this.#db.inTransaction) return fn();
+    const s = this.#statements;
+    s.tryOpen.run();
+    let result: T;
+    try {
+      result = await fn();
+    } catch (error) {
+      if (this.#db.inTransaction) {
+        s.tryRollback.run();
+        s.tryRelease.run();
+      }
+      throw error;
+    }
+    s.tryRelease.run();
     return result;
   }
 

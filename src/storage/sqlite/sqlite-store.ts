@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { Plan, ResourcePlan } from '../../plan/types.ts';
 import { createLocalSignals, notifying } from '../local-signals.ts';
+import { buildComputedSql, type ComputedSql, computedShapeKey } from '../sql/computed-sql.ts';
 import { buildListSql, cursorValues, type ListSql, listShapeKey } from '../sql/list-sql.ts';
 import type { CloseReport, ListQuery, Row, Store, UpdateExpectation } from '../store.ts';
 import { sqliteApiKeys } from './api-keys.ts';
@@ -32,7 +33,7 @@ interface Table {
   readonly columns: string;
   readonly toParams: (row: Row) => unknown[];
   readonly updates: Map<string, Statement>;
-  readonly lists: Map<string, { sql: ListSql; select: Statement; count?: Statement }>;
+  readonly lists: Map<string, { sql: ListSql; select: Statement; count?: Statement; computed?: ComputedSql }>;
 }
 
 const MAX_CACHED_SHAPES = 256;
@@ -47,6 +48,7 @@ const STORE_METHODS = [
   'list',
   'exists',
   'transaction',
+  'savepoint',
   'ping',
 ] as const satisfies ReadonlyArray<keyof SqliteStore>;
 
@@ -246,18 +248,30 @@ export class SqliteStore implements Store {
 
   async list(resource: string, query: ListQuery) {
     const table = this.#table(resource);
-    const key = listShapeKey(query);
+    const key = listShapeKey(query) + computedShapeKey(query.computed);
     let entry = table.lists.get(key);
     if (!entry) {
-      const sql = buildListSql(sqliteDialect, table.plan, query, table.columns);
+      const computed = query.computed?.length
+        ? buildComputedSql(sqliteDialect, table.plan, query.computed, (name) => this.#table(name).plan)
+        : undefined;
+      const extra = computed && {
+        select: computed.select,
+        params: (q: ListQuery) => computed.params(q.computed ?? []),
+      };
+      const sql = buildListSql(sqliteDialect, table.plan, query, table.columns, extra);
       entry = {
         sql,
         select: this.#db.prepare(sql.select).raw(true),
         ...(sql.count ? { count: this.#db.prepare(sql.count) } : {}),
+        ...(computed ? { computed } : {}),
       };
       if (table.lists.size < MAX_CACHED_SHAPES) table.lists.set(key, entry);
     }
-    const rows = (entry.select.all(entry.sql.params(query)) as unknown[][]).map(table.toRow);
+    const raws = entry.select.all(entry.sql.params(query)) as unknown[][];
+    const computed = entry.computed;
+    const offset = 4 + table.plan.fields.length;
+    const rows = raws.map(table.toRow);
+    if (computed) for (let i = 0; i < rows.length; i++) computed.fill(rows[i] as Row, raws[i] as unknown[], offset);
     if (!entry.count) return { rows };
     const total = (entry.count.get(entry.sql.countParams(query)) as { n: number }).n;
     return { rows, total };
@@ -279,6 +293,10 @@ export class SqliteStore implements Store {
   /** One write transaction per call; concurrent calls are committed together (see group-commit.ts). */
   async transaction<T>(fn: () => Promise<T>): Promise<T> {
     return this.#group.run(fn);
+  }
+
+  async savepoint<T>(fn: () => Promise<T>): Promise<T> {
+    return this.#group.savepoint(fn);
   }
 
   /** The file is still the one opened (a stat), answers a query, and takes writes (see GroupCommit.probe). */

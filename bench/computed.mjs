@@ -1,0 +1,233 @@
+// node bench/computed.mjs — what two per-caller computed fields cost a list of 20, on SQLite and on PostgreSQL.
+//   on   Ninefold serving bench/computed.yaml: GET /articles?limit=20 with `favorited` (exists) and
+//        `favoritesCount` (count), computed as correlated subqueries in the page's own SELECT
+//   off  the same server on bench/computed-off.yaml: the same tables and rows, no computed fields
+// Both answer the same caller (an API key whose subject is a user with favourites). Lines are interleaved, every line
+// once per round; each run is a fresh server process pinned to SERVER_CPU, wrk pinned to CLIENT_CPU, a warm-up
+// discarded. Prints a Markdown table: median req/s per line and the median of the per-round ratios on/off.
+//
+// env (defaults): ROUNDS=3 DURATION=8 WARMUP=2 CONNS=50 SERVER_CPU=0 CLIENT_CPU=1 USERS=1000 ARTICLES=5000
+//                 PG_URL=postgres://postgres@127.0.0.1:5432/test (PG=0 leaves PostgreSQL out)
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+
+const BENCH = dirname(fileURLToPath(import.meta.url));
+const ROOT = resolve(BENCH, '..');
+const env = process.env;
+const ROUNDS = Number(env.ROUNDS ?? 3);
+const DURATION = Number(env.DURATION ?? 8);
+const WARMUP = Number(env.WARMUP ?? 2);
+const CONNS = Number(env.CONNS ?? 50);
+const USERS = Number(env.USERS ?? 1000);
+const ARTICLES = Number(env.ARTICLES ?? 5000);
+const PG_URL = env.PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const SERVER_CPU = env.SERVER_CPU ?? '0';
+const CLIENT_CPU = env.CLIENT_CPU ?? '1';
+const ON = join(BENCH, 'computed.yaml');
+const OFF = join(BENCH, 'computed-off.yaml');
+const log = (...a) => process.stderr.write(`[${new Date().toISOString().slice(11, 19)}] ${a.join(' ')}\n`);
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+execFileSync('npx', ['tsc', '-p', 'tsconfig.json'], { cwd: ROOT, stdio: 'inherit' });
+const { checkFile } = await import(join(ROOT, 'dist/spec/check.js'));
+const { buildPlan } = await import(join(ROOT, 'dist/plan/build-plan.js'));
+const { SqliteStore } = await import(join(ROOT, 'dist/storage/index.js'));
+const { PostgresStore } = await import(join(ROOT, 'dist/storage/postgres/postgres-store.js'));
+const { issueApiKey } = await import(join(ROOT, 'dist/parts/auth/keys.js'));
+const { newId } = await import(join(ROOT, 'dist/parts/resources/record-io.js'));
+
+const { spec, dir } = await checkFile(ON);
+const plan = buildPlan(spec, dir);
+const WORK = mkdtempSync(join(tmpdir(), 'nf-bench-computed-'));
+
+/**
+ * Users, articles (by user i mod USERS) and favourites: article i has (i mod 20) of them, from spread-out users;
+ * the caller (user 0) favourites every third article.
+ */
+const rows = () => {
+  const t0 = Date.parse('2026-01-01T00:00:00Z');
+  const at = (i) => new Date(t0 + i * 1000).toISOString();
+  const record = (resource, i, values) => ({
+    id: newId(plan.resourcesByName.get(resource), t0 + i * 1000),
+    createdAt: at(i),
+    updatedAt: at(i),
+    revision: 1,
+    ...values,
+  });
+  const users = Array.from({ length: USERS }, (_, i) => record('User', i, { username: `user${i}` }));
+  const articles = Array.from({ length: ARTICLES }, (_, i) =>
+    record('Article', i, { title: `article ${i}`, author: users[i % USERS].id }),
+  );
+  const favorites = [];
+  let n = 0;
+  articles.forEach((a, i) => {
+    const fans = new Set(Array.from({ length: i % 20 }, (_, k) => (i * 7 + k * 13 + 1) % USERS));
+    if (i % 3 === 0) fans.add(0);
+    for (const u of fans) favorites.push(record('Favorite', n++, { user: users[u].id, article: a.id }));
+  });
+  return { users, articles, favorites };
+};
+const data = rows();
+
+const seed = async (store) => {
+  await store.migrate(plan);
+  for (const [resource, list] of [
+    ['User', data.users],
+    ['Article', data.articles],
+    ['Favorite', data.favorites],
+  ]) {
+    for (let at = 0; at < list.length; at += 2000)
+      await store.transaction(async () => {
+        for (const row of list.slice(at, at + 2000)) await store.insert(resource, row);
+      });
+  }
+  const key = (await issueApiKey(store, { subject: data.users[0].id, roles: [] })).key;
+  await store.close();
+  return key;
+};
+
+log(`seeding ${USERS} users, ${ARTICLES} articles, ${data.favorites.length} favourites`);
+const sqlitePath = join(WORK, 'computed.db');
+const targets = [{ store: 'sqlite', db: sqlitePath, key: await seed(new SqliteStore({ path: sqlitePath })) }];
+const schema = `bench_computed_${process.pid}`;
+const admin = new pg.Client({ connectionString: PG_URL });
+if (env.PG !== '0') {
+  await admin.connect();
+  await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  const url = `${PG_URL}${PG_URL.includes('?') ? '&' : '?'}schema=${schema}`;
+  targets.push({ store: 'pg', db: url, key: await seed(new PostgresStore({ url })) });
+  // What autovacuum would have done by now: statistics, and the visibility map index-only scans need.
+  for (const table of ['user', 'article', 'favorite']) await admin.query(`VACUUM ANALYZE ${schema}."${table}"`);
+}
+
+const lines = targets.flatMap((t) => [
+  { ...t, computed: false, spec: OFF, label: `${t.store} list of 20, no computed fields` },
+  { ...t, computed: true, spec: ON, label: `${t.store} list of 20 + favorited (exists) + favoritesCount (count)` },
+]);
+
+const pinned = (cpu, cmd, args) => ['taskset', ['-c', cpu, cmd, ...args]];
+const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+/** CPU seconds a process has used (utime + stime); taskset execs the server, so its pid is the server's. */
+const cpuSeconds = (pid) => {
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(f[11]) + Number(f[12])) / CLK_TCK;
+};
+const PORT = 18470;
+const start = async (line) => {
+  const out = openSync(join(WORK, 'server.log'), 'a');
+  const [cmd, argv] = pinned(SERVER_CPU, process.execPath, [
+    join(ROOT, 'bin/ninefold.js'),
+    'serve',
+    line.spec,
+    '--port',
+    String(PORT),
+    '--db',
+    line.db,
+    '--log-level',
+    'warn',
+  ]);
+  const child = spawn(cmd, argv, { detached: true, stdio: ['ignore', out, out] });
+  for (let i = 0; i < 600; i++) {
+    try {
+      if ((await fetch(`http://127.0.0.1:${PORT}/healthz`)).ok) return child;
+    } catch {}
+    await sleep(50);
+  }
+  throw new Error(`server did not start:\n${readFileSync(join(WORK, 'server.log'), 'utf8').slice(-2000)}`);
+};
+const stop = async (child) => {
+  const gone = new Promise((r) => child.once('exit', r));
+  process.kill(-child.pid, 'SIGTERM');
+  await gone;
+};
+const wrk = (line, seconds) => {
+  const [cmd, argv] = pinned(CLIENT_CPU, 'wrk', [
+    '-t1',
+    `-c${CONNS}`,
+    `-d${seconds}s`,
+    '--latency',
+    '-H',
+    `X-Api-Key: ${line.key}`,
+    `http://127.0.0.1:${PORT}/articles?limit=20`,
+  ]);
+  const text = spawnSync(cmd, argv, { encoding: 'utf8' }).stdout;
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(text)?.[1] ?? 0);
+  const requests = Number(/(\d+) requests in/.exec(text)?.[1] ?? 0);
+  const p99 = /^\s+99%\s+([\d.]+\w+)/m.exec(text)?.[1] ?? '?';
+  const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(text)?.[1] ?? 0);
+  return { rps, p99, non2xx, requests };
+};
+
+// The answers differ only by the computed fields, and those are right for the caller.
+const check = async (line) => {
+  const page = await (
+    await fetch(`http://127.0.0.1:${PORT}/articles?limit=20`, { headers: { 'x-api-key': line.key } })
+  ).json();
+  const first = page.data[0];
+  if (page.data.length !== 20) throw new Error(`${line.label}: ${page.data.length} records`);
+  if (line.computed && (first.favorited !== true || first.favoritesCount !== 1))
+    throw new Error(`${line.label}: article 0 answered ${JSON.stringify(first)}`);
+  if (!line.computed && 'favorited' in first) throw new Error(`${line.label}: computed fields without them`);
+};
+
+const results = new Map(lines.map((l) => [l.label, []]));
+const load = [];
+for (let round = 1; round <= ROUNDS; round++) {
+  for (const line of lines) {
+    const child = await start(line);
+    try {
+      await check(line);
+      wrk(line, WARMUP);
+      const before = cpuSeconds(child.pid);
+      const measured = wrk(line, DURATION);
+      // The server's own CPU per answer: on a shared machine it moves far less than req/s with the neighbours' load.
+      const r = { ...measured, cpuUs: ((cpuSeconds(child.pid) - before) * 1e6) / Math.max(1, measured.requests) };
+      results.get(line.label).push(r);
+      load.push(Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]));
+      log(
+        `round ${round} ${line.label}: ${r.rps} req/s, ${r.cpuUs.toFixed(0)} µs server CPU per request, p99 ${r.p99}`,
+      );
+    } finally {
+      await stop(child);
+    }
+  }
+}
+if (env.PG !== '0') {
+  await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  await admin.end();
+}
+rmSync(WORK, { recursive: true, force: true });
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+const out = [
+  '| line | req/s (median) | min..max | on/off req/s per round | on/off req/s (median) | server CPU µs/request (median) | off/on CPU per round | off/on CPU (median) |',
+  '|:--|--:|--:|:--|--:|--:|:--|--:|',
+];
+for (const t of targets) {
+  const offLabel = `${t.store} list of 20, no computed fields`;
+  const onLabel = `${t.store} list of 20 + favorited (exists) + favoritesCount (count)`;
+  const off = results.get(offLabel);
+  const on = results.get(onLabel);
+  const ratios = on.map((r, i) => r.rps / off[i].rps);
+  const cpuRatios = on.map((r, i) => off[i].cpuUs / r.cpuUs);
+  for (const [label, list, ratio, cpuRatio] of [
+    [offLabel, off, undefined, undefined],
+    [onLabel, on, ratios, cpuRatios],
+  ]) {
+    const rps = list.map((r) => r.rps);
+    const fmt = (xs) => (xs ? xs.map((x) => x.toFixed(2)).join(', ') : '');
+    out.push(
+      `| ${label} | ${Math.round(median(rps))} | ${Math.round(Math.min(...rps))}..${Math.round(Math.max(...rps))} | ${fmt(ratio)} | ${ratio ? median(ratio).toFixed(2) : ''} | ${Math.round(median(list.map((r) => r.cpuUs)))} | ${fmt(cpuRatio)} | ${cpuRatio ? median(cpuRatio).toFixed(2) : ''} |`,
+    );
+  }
+}
+process.stdout.write(
+  `${out.join('\n')}\n\nload average (1 min) during the runs: ${Math.min(...load).toFixed(1)}..${Math.max(...load).toFixed(1)} (median ${median(load).toFixed(1)}); ${ROUNDS} rounds, ${DURATION}s (+${WARMUP}s warm-up), wrk -t1 -c${CONNS}\n`,
+);

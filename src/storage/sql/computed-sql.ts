@@ -1,0 +1,78 @@
+import type { ResourcePlan } from '../../plan/types.ts';
+import type { ComputedColumn, ComputedTerm } from '../store.ts';
+import { type Dialect, quote } from './dialect.ts';
+import { SYSTEM_COLUMNS } from './list-sql.ts';
+
+/** The extra select expressions of a list query: computed columns as correlated subqueries, and their values. */
+export interface ComputedSql {
+  /** `COALESCE((SELECT 1 … LIMIT 1), 0) AS "nf_computed_0", (SELECT count(*) …) AS "nf_computed_1"`, `?` markers. */
+  readonly select: string;
+  /** The statement's parameters for these expressions (they come first: the select list precedes the WHERE). */
+  readonly params: (columns: readonly ComputedColumn[]) => unknown[];
+  /** Sets each column's value on `row` from its raw row (an array row read from `offset` on, or an object row by alias). */
+  readonly fill: (row: Record<string, unknown>, raw: unknown[] | Record<string, unknown>, offset: number) => void;
+}
+
+const SQL_OPS = { eq: '=', ne: '<>', lt: '<', lte: '<=', gt: '>', gte: '>=' } as const;
+
+/** Whether a term compares with nothing: a missing value (an anonymous caller) never matches. */
+const isVoid = (t: ComputedTerm) => 'value' in t && (t.value === null || t.value === undefined);
+
+/** A key of the columns' shape: the SQL depends on it only (names, sources, fields and which values are missing). */
+export const computedShapeKey = (columns: readonly ComputedColumn[] | undefined): string =>
+  columns?.length
+    ? `|x:${columns
+        .map(
+          (c) =>
+            `${c.name}:${c.kind}:${c.from}(${c.terms.map((t) => `${t.field}${t.op}${'record' in t ? `r.${t.record}` : isVoid(t) ? '0' : '?'}`).join(',')})`,
+        )
+        .join(';')}`
+    : '';
+
+export const alias = (i: number) => `nf_computed_${i}`;
+
+/**
+ * Builds the correlated subqueries of computed columns over the listed table. Resource, field and column names come
+ * from the plan only; every value is a bound parameter. The counted table is aliased, so a resource may count its
+ * own records (`count(Article, a, a.parent == record.id)`).
+ */
+export const buildComputedSql = (
+  dialect: Dialect,
+  outer: ResourcePlan,
+  columns: readonly ComputedColumn[],
+  resourceOf: (name: string) => ResourcePlan,
+): ComputedSql => {
+  const columnOf = (r: ResourcePlan, name: string) => SYSTEM_COLUMNS[name] ?? r.fieldsByName.get(name)?.column ?? name;
+  const outerTable = quote(outer.table);
+  const aliases = columns.map((_, i) => alias(i));
+  const parts = columns.map((c, i) => {
+    const from = resourceOf(c.from);
+    const inner = quote(`nf_c${i}`);
+    const terms = c.terms.map((t) => {
+      if (isVoid(t)) return 'FALSE';
+      const left = `${inner}.${quote(columnOf(from, t.field))}`;
+      const right = 'record' in t ? `${outerTable}.${quote(columnOf(outer, t.record))}` : '?';
+      return `${left} ${SQL_OPS[t.op]} ${right}`;
+    });
+    const where = terms.length ? ` WHERE ${terms.join(' AND ')}` : '';
+    const body = `FROM ${quote(from.table)} AS ${inner}${where}`;
+    // Not `EXISTS (…)`: PostgreSQL may run an EXISTS in the select list as a hashed subplan that reads every
+    // matching row of the counted table (all of the caller's favourites) before the page's first row, 40 ms instead
+    // of 0.2 for a page of 20; a scalar subquery with LIMIT 1 stays a per-row index probe on both backends.
+    return c.kind === 'exists'
+      ? `COALESCE((SELECT 1 ${body} LIMIT 1), 0) AS ${quote(alias(i))}`
+      : `(SELECT CAST(count(*) AS INTEGER) ${body}) AS ${quote(alias(i))}`;
+  });
+  return {
+    select: parts.join(', '),
+    params: (cols) =>
+      cols.flatMap((c) => c.terms.flatMap((t) => ('value' in t && !isVoid(t) ? [dialect.bind(t.value)] : []))),
+    fill: (row, raw, offset) => {
+      for (let i = 0; i < columns.length; i++) {
+        const c = columns[i] as ComputedColumn;
+        const v = Array.isArray(raw) ? raw[offset + i] : raw[aliases[i] as string];
+        row[c.name] = c.kind === 'exists' ? v === true || v === 1 : Number(v ?? 0);
+      }
+    },
+  };
+};
