@@ -395,6 +395,36 @@ endpoints:
     ],
   },
   {
+    rule: 'paths and keys',
+    spec: `ninefold: 1
+service: { name: s }
+resources:
+  User:
+    fields: { login: { type: string } }
+  Repo:
+    fields:
+      owner: { type: ref, to: User }
+      name: { type: string }
+      number: { type: string, sequence: team }
+endpoints:
+  User: { key: login }
+  Repo:
+    key: [owner, nam]
+    operations: [get, update, replace]
+    overrides:
+      get: { path: '/repos/{owner}/{repo}/{extra}' }
+      update: { method: PUT }
+`,
+    expected: [
+      'duplicate-route@6:3',
+      'invalid-sequence@10:41',
+      'invalid-sequence@10:41',
+      'key-not-unique@12:16',
+      'unknown-field@14:18',
+      'unmatched-path-parameter@17:20',
+    ],
+  },
+  {
     rule: 'auth',
     spec: `ninefold: 1
 service: { name: s }

@@ -27,6 +27,8 @@ const specFiles = [
   ),
   FIXTURE,
   'test/fixtures/shapes-wire/service.yaml',
+  // Natural keys, nested keys, the caller's own record, integer and UUIDv7 ids.
+  'test/fixtures/paths/service.yaml',
 ];
 
 const planOf = async (file: string) => {

@@ -45,9 +45,13 @@ export interface FieldPlan {
   readonly ref?: {
     readonly to: string;
     readonly onDelete: 'restrict' | 'cascade' | 'setNull';
+    /** The target's id style when it is not a ULID: integer references travel as JSON integers. */
+    readonly idStyle?: IdStyle;
     /** The view of the target an expanded reference is shown as (the whole record when absent). */
     readonly view?: string;
   };
+  /** An integer numbered 1, 2, 3… per value of this ref field, assigned at create (`sequence: repo`). */
+  readonly sequence?: string;
   /** True for the state field of a state machine (read-only, set by transitions). */
   readonly isState?: boolean;
   /** The field's own normalisers, in the spec's order (fields nested in it may have theirs); see resources/normalize.ts. */
@@ -117,7 +121,20 @@ export interface ResourcePlan {
   /** Item path, e.g. /orders/{id}. */
   readonly itemPath: string;
   /** Path parameters of a nested collection, bound to ref fields: customerId → customer. */
-  readonly parentParams: ReadonlyArray<{ readonly param: string; readonly field: string }>;
+  readonly parentParams: ReadonlyArray<{
+    readonly param: string;
+    readonly field: string;
+    /** The path parameters that name the parent by its natural key, in order (the last is `param`). */
+    readonly params?: readonly string[];
+  }>;
+  /** Id style: ulid (prefixed ULID, the default), integer (1, 2, 3…), uuidv7. */
+  readonly idStyle: IdStyle;
+  /** Natural key: the fields an item path binds (empty: the id). */
+  readonly key: readonly string[];
+  /** The item path (`itemPath`) bound: transitions and history hang under it, Location headers follow it. */
+  readonly item: BoundPath;
+  /** Every route of the resource's operations (the caller's own record too), in the order they are served. */
+  readonly routes: readonly ResourceRoute[];
   readonly table: string;
   readonly idPrefix?: string;
   readonly fields: readonly FieldPlan[];
@@ -204,6 +221,34 @@ export interface ViewPlan {
   readonly fields: readonly string[];
   /** The computed fields shown after them: the resource's that `fields` names, then the view's own. */
   readonly computed: readonly ComputedFieldPlan[];
+}
+
+export type IdStyle = 'ulid' | 'integer' | 'uuidv7';
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** What a route's path parameters name: parents by their keys, then the record by its key (or id). */
+export interface PathBinding {
+  /** Each group of parameters names one parent (a ref field) by the target's key; a ULID parent takes one. */
+  readonly parents: ReadonlyArray<{ readonly params: readonly string[]; readonly field: string }>;
+  /** The parameters that name the record itself (item routes): its key fields not given by a parent, or its id. */
+  readonly item: readonly string[];
+}
+
+/** A path and what its parameters name. */
+export interface BoundPath {
+  /** Relative to the base path, e.g. /articles/{slug}. */
+  readonly path: string;
+  /** The caller's own record (`self`): no parameter names it, the principal does. */
+  readonly self: boolean;
+  readonly binding: PathBinding;
+  /** True when the handlers can take the path's parameters as they come (ids, the collection's own names). */
+  readonly plain: boolean;
+}
+
+/** One operation of a resource as it is served. */
+export interface ResourceRoute extends BoundPath {
+  readonly operation: Operation;
+  readonly method: HttpMethod;
 }
 
 export interface CustomEndpointPlan {

@@ -183,6 +183,16 @@ export const DIAGNOSTIC_CODES = {
     summary: 'A path parameter matches no declared parameter or parent reference.',
   },
   'duplicate-route': { severity: 'error', part: 'endpoints', summary: 'Two endpoints share a method and path.' },
+  'key-not-unique': {
+    severity: 'error',
+    part: 'endpoints',
+    summary: 'A natural key is not unique: its field is not `unique`, or no compound unique key covers its fields.',
+  },
+  'invalid-sequence': {
+    severity: 'error',
+    part: 'resources',
+    summary: 'A `sequence` field is not an integer, or names no ref field of its resource.',
+  },
   'reserved-path': {
     severity: 'error',
     part: 'endpoints',

@@ -29,6 +29,7 @@ export type {
   MigrationReport,
   NewEvent,
   Row,
+  SequenceStore,
   StateLog,
   Store,
   StoredEvent,

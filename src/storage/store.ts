@@ -215,6 +215,15 @@ export interface CounterStore {
 }
 
 /** What a store tells its readers about: new events, changed API keys, changed webhook endpoints. */
+/** Named sequences (integer ids, numbers per parent): 1, 2, 3…, each taken once. */
+export interface SequenceStore {
+  /**
+   * The next number of `name`, taken inside the current write transaction: a concurrent writer waits for it to end,
+   * and a rolled-back transaction gives its number back.
+   */
+  next(name: string): Promise<number>;
+}
+
 export type StoreChannel = 'events' | 'keys' | 'endpoints';
 
 /**
@@ -404,6 +413,7 @@ export interface Store {
   readonly events: EventLog;
   readonly webhooks: WebhookStore;
   readonly counters: CounterStore;
+  readonly sequences: SequenceStore;
   readonly signals: StoreSignals;
   /** Resolves when the database answers and can take writes as far as the store can tell; else StoreError. */
   ping(): Promise<void>;

@@ -27,19 +27,13 @@ const routeKinds = (
     path,
     kind,
   }));
-  const methods = {
-    list: 'get',
-    create: 'post',
-    get: 'get',
-    update: 'patch',
-    replace: 'put',
-    delete: 'delete',
-  } as const;
   for (const r of plan.resources) {
-    for (const op of r.operations) {
-      const path = op === 'list' || op === 'create' ? r.collectionPath : r.itemPath;
-      out.push({ method: methods[op], path: `${base}${path}`, kind: { resource: r.name, action: op } });
-    }
+    for (const route of r.routes)
+      out.push({
+        method: route.method.toLowerCase(),
+        path: `${base}${route.path}`,
+        kind: { resource: r.name, action: route.operation },
+      });
     for (const t of r.states?.transitions ?? [])
       out.push({
         method: 'post',

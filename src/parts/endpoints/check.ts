@@ -4,10 +4,11 @@ import { suggestion } from '../../spec/validate-shape.ts';
 import { BUILT_IN_ERRORS } from '../errors/catalogue.ts';
 import { knownEventNames } from '../events/event-names.ts';
 import { checkFields } from '../resources/check-field.ts';
-import { asRecord, fieldMap, type Raw, resourceMap } from '../resources/lookup.ts';
+import { asRecord, type Raw, resourceMap } from '../resources/lookup.ts';
 import { checkListOptions } from './check-list.ts';
+import { checkResourcePaths } from './check-paths.ts';
 import { checkWire } from './check-wire.ts';
-import { bindParentParam, pathParams } from './plan.ts';
+import { pathParams } from './plan.ts';
 import { collectionPathOf, declaredRoutes, routeKey } from './routes.ts';
 
 const NOT_RESOURCES = new Set(['custom', 'basePath', 'wire']);
@@ -29,25 +30,13 @@ export const checkEndpoints = (ctx: CheckContext): void => {
       );
       continue;
     }
-    if (typeof entry.path === 'string') checkCollectionParams(ctx, name, resource, entry.path);
+    checkResourcePaths(ctx, name, resource, entry);
     checkListOptions(ctx, resource, entry.list, ['endpoints', name, 'list']);
   }
   const shadowed = checkCollectionClashes(ctx, resources);
   checkRoutes(ctx, shadowed);
   checkCustomEndpoints(ctx, names);
   checkWire(ctx);
-};
-
-const checkCollectionParams = (ctx: CheckContext, name: string, resource: Raw, path: string) => {
-  const fields = new Map([...fieldMap(resource)].map(([n, f]) => [n, { type: String(f.type) }]));
-  for (const param of pathParams(path)) {
-    if (!bindParentParam(param, fields))
-      ctx.report(
-        'unmatched-path-parameter',
-        ['endpoints', name, 'path'],
-        `{${param}} binds to no ref field of ${name} (name it after one: {customer} or {customerId})`,
-      );
-  }
 };
 
 /** Two resources on one collection path; the second one's routes are left out of the route check. */

@@ -21,20 +21,18 @@ export const ENDPOINTS_HEADING = 'Endpoints';
 const NOT_SHOWN = 'Methods, path shapes and request and response payload shapes: not shown.';
 const COLUMNS = ['Method', 'Path', 'Operation', 'Request', 'Response', 'Access'];
 
-/** Method, path (item or collection), request and response of each CRUD operation, in document order. */
+/** Request and response of each CRUD operation (its method and path are the route's). */
 const OPERATION_SHAPES: ReadonlyArray<{
   op: Operation;
-  method: string;
-  item: boolean;
   request: (r: string) => Inline;
   response: (r: string) => Inline;
 }> = [
-  { op: 'list', method: 'GET', item: false, request: () => 'query options below', response: (r) => `a page of ${r}` },
-  { op: 'create', method: 'POST', item: false, request: (r) => `${r}, writable fields`, response: (r) => `201, ${r}` },
-  { op: 'get', method: 'GET', item: true, request: () => '', response: (r) => r },
-  { op: 'update', method: 'PATCH', item: true, request: (r) => `some writable fields of ${r}`, response: (r) => r },
-  { op: 'replace', method: 'PUT', item: true, request: (r) => `${r}, writable fields`, response: (r) => r },
-  { op: 'delete', method: 'DELETE', item: true, request: () => '', response: () => '204, no body' },
+  { op: 'list', request: () => 'query options below', response: (r) => `a page of ${r}` },
+  { op: 'create', request: (r) => `${r}, writable fields`, response: (r) => `201, ${r}` },
+  { op: 'get', request: () => '', response: (r) => r },
+  { op: 'update', request: (r) => `some writable fields of ${r}`, response: (r) => r },
+  { op: 'replace', request: (r) => `${r}, writable fields`, response: (r) => r },
+  { op: 'delete', request: () => '', response: () => '204, no body' },
 ];
 
 const listOptions = (resource: ResourcePlan): Inline[] => {
@@ -56,14 +54,20 @@ const listOptions = (resource: ResourcePlan): Inline[] => {
 
 const resourceBlocks = (plan: Plan, resource: ResourcePlan): DocBlock[] => {
   const base = plan.service.basePath;
-  const rows: Inline[][] = OPERATION_SHAPES.filter((s) => resource.operations.has(s.op)).map((s) => [
-    s.method,
-    code(`${base}${s.item ? resource.itemPath : resource.collectionPath}`),
-    s.op,
-    s.request(resource.name),
-    s.response(resource.name),
-    operationAccess(plan, resource.name, s.op),
-  ]);
+  const rows: Inline[][] = resource.routes.flatMap((route) => {
+    const s = OPERATION_SHAPES.find((shape) => shape.op === route.operation);
+    if (!s) return [];
+    return [
+      [
+        route.method,
+        code(`${base}${route.path}`),
+        route.self ? `${s.op} (the caller's own)` : s.op,
+        s.request(resource.name),
+        s.response(resource.name),
+        operationAccess(plan, resource.name, s.op),
+      ],
+    ];
+  });
   for (const t of resource.states?.transitions ?? [])
     rows.push([
       'POST',

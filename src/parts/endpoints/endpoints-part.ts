@@ -1,3 +1,4 @@
+import type { Operation } from '../../plan/types.ts';
 import type { Handler } from '../../runtime/context.ts';
 import type { ServerPart } from '../../runtime/part.ts';
 import type { BodyKind, Method } from '../../runtime/route-spec.ts';
@@ -6,6 +7,7 @@ import { compileRecordHandlers, type RecordHandlers } from '../resources/runtime
 import { compileCustomHandler } from './custom-runtime.ts';
 import { compileListHandler } from './list-runtime.ts';
 import { createRecordDoors } from './record-door.ts';
+import { boundHandler } from './route-binder.ts';
 import { wireRecordRoute } from './wire-runtime.ts';
 
 /**
@@ -18,10 +20,9 @@ export const endpointsPart: ServerPart = {
     const { ctx, plan } = host;
     const handlers = new Map<string, RecordHandlers>();
     for (const resource of plan.resources) {
-      const ops = resource.operations;
       const h = compileRecordHandlers(ctx, resource);
       handlers.set(resource.name, h);
-      const add = (method: Method, path: string, operation: string, body: BodyKind, handler: Handler) =>
+      const add = (method: Method, path: string, operation: Operation, body: BodyKind, handler: Handler) =>
         host.route({
           method,
           path,
@@ -30,12 +31,18 @@ export const endpointsPart: ServerPart = {
           body,
           handler: operation === 'list' ? handler : wireRecordRoute(resource, handler),
         });
-      if (ops.has('list')) add('GET', resource.collectionPath, 'list', 'none', compileListHandler(ctx, resource));
-      if (ops.has('create')) add('POST', resource.collectionPath, 'create', 'json', h.create);
-      if (ops.has('get')) add('GET', resource.itemPath, 'get', 'none', h.get);
-      if (ops.has('update')) add('PATCH', resource.itemPath, 'update', 'json', h.update);
-      if (ops.has('replace')) add('PUT', resource.itemPath, 'replace', 'json', h.replace);
-      if (ops.has('delete')) add('DELETE', resource.itemPath, 'delete', 'none', h.remove);
+      const handlerOf: Record<Operation, [BodyKind, Handler]> = {
+        list: ['none', compileListHandler(ctx, resource)],
+        create: ['json', h.create],
+        get: ['none', h.get],
+        update: ['json', h.update],
+        replace: ['json', h.replace],
+        delete: ['none', h.remove],
+      };
+      for (const route of resource.routes) {
+        const [body, handler] = handlerOf[route.operation];
+        add(route.method, route.path, route.operation, body, boundHandler(ctx, resource, route, handler));
+      }
     }
     const emit = declaredEmitter(ctx);
     const doors = createRecordDoors(ctx, handlers);

@@ -138,8 +138,10 @@ export const compileListHandler = (ctx: RuntimeContext, resource: ResourcePlan):
       const to = resource.fieldsByName.get(name)?.ref?.to ?? '';
       const targetWire = wireRecords.get(to);
       const plain = ctx.plan.resourcesByName.get(to)?.wire.plain !== false;
+      // Integer ids (and references to them) are numbers in the answer and text in storage.
       for (const record of data) {
-        const target = typeof record[name] === 'string' ? targets.get(record[name] as string) : undefined;
+        const value = record[name];
+        const target = typeof value === 'string' || typeof value === 'number' ? targets.get(String(value)) : undefined;
         if (target) record[name] = plain || !targetWire ? target : targetWire(target);
       }
     }

@@ -1,13 +1,14 @@
-import type { Operation, Plan, ResourcePlan } from '../../plan/types.ts';
+import type { Operation, PathBinding, Plan, ResourcePlan, ResourceRoute } from '../../plan/types.ts';
 import { customEndpointErrors, errorResponses, resourceOperationErrors } from '../errors/openapi.ts';
 import { type OpenApiComponents, type OpenApiObject, ref, success } from '../openapi-model.ts';
-import { exampleCreate, exampleId, examplePatch } from '../resources/example.ts';
+import { exampleCreate, examplePatch } from '../resources/example.ts';
 import { pluralize, withArticle } from '../resources/naming.ts';
 import { resourceSchemaNames } from '../resources/openapi.ts';
 import { answerOf } from '../resources/view-openapi.ts';
 import { customOperation } from './custom-openapi.ts';
 import { filterParameters } from './filter-openapi.ts';
 import { pageExample, pagingParameters } from './paging-openapi.ts';
+import { routeParameters } from './path-openapi.ts';
 import { exampleInEnvelope, inEnvelope } from './wire-openapi.ts';
 
 export type PathItem = Record<string, OpenApiObject>;
@@ -60,32 +61,14 @@ export const endpointComponents = (): Pick<OpenApiComponents, 'parameters' | 'he
   },
 });
 
-export const pathParameters = (plan: Plan, resource: ResourcePlan, item: boolean): OpenApiObject[] => [
-  ...resource.parentParams.map((p) => {
-    const target = resource.fieldsByName.get(p.field)?.ref?.to;
-    const parent = target ? plan.resourcesByName.get(target) : undefined;
-    return {
-      name: p.param,
-      in: 'path',
-      required: true,
-      description: `The id of the ${target ?? p.field} this collection belongs to.`,
-      schema: { type: 'string', ...(parent ? { examples: [exampleId(parent)] } : {}) },
-    };
-  }),
-  ...(item
-    ? [
-        {
-          name: 'id',
-          in: 'path',
-          required: true,
-          // No `pattern`: a mock or a client that makes up ids from the record schema must not be refused here.
-          description: `The ${resource.name}'s id; an id this resource could not have issued is 404.`,
-          schema: { type: 'string', examples: [exampleId(resource)] },
-        },
-      ]
-    : []),
-];
+export const pathParameters = (plan: Plan, resource: ResourcePlan, item: boolean): OpenApiObject[] =>
+  routeParameters(plan, resource, item ? resource.item : { ...resource.item, binding: collectionBinding(resource) });
 
+/** The collection path's binding: its parents. */
+const collectionBinding = (resource: ResourcePlan): PathBinding => ({
+  parents: resource.parentParams.map((p) => ({ params: p.params ?? [p.param], field: p.field })),
+  item: [],
+});
 const listParameters = (resource: ResourcePlan): OpenApiObject[] => {
   const { list } = resource;
   const wire = (name: string) => resource.wire.names.out.get(name)?.name ?? name;
@@ -137,8 +120,6 @@ export const resourcePaths = (plan: Plan, resource: ResourcePlan): Record<string
   const answer = (op: Operation) => answerOf(resource, op, plan.resourcesByName);
   const errors = (op: Operation) => errorResponses(plan.errors, resourceOperationErrors(plan, resource, op));
   const base = plan.service.basePath;
-  const collection: PathItem = {};
-  const item: PathItem = {};
   const tags = [resource.name];
   const body = (schema: string, example: unknown, types = [JSON_TYPE]) => ({
     required: true,
@@ -157,84 +138,93 @@ export const resourcePaths = (plan: Plan, resource: ResourcePlan): Record<string
       exampleInEnvelope(resource, answer(op).example),
       headers,
     );
-  const has = (op: Operation) => resource.operations.has(op);
   const plural = pluralize(resource.name);
-
-  if (has('list'))
-    collection.get = {
-      operationId: `list${plural}`,
-      summary: `List ${plural}`,
-      tags,
-      parameters: [...pathParameters(plan, resource, false), ...listParameters(resource), ...headerParams('RequestId')],
-      responses: {
-        '200': success(
-          `A page of ${plural}.`,
-          ref('schemas', names.page),
-          pageExample(resource, answer('list').example),
-          resource.wire.paging === 'page' ? ['Link'] : [],
-        ),
-        ...errors('list'),
-      },
-    };
-  if (has('create'))
-    collection.post = {
-      operationId: `create${resource.name}`,
-      summary: `Create ${withArticle(resource.name)}`,
-      tags,
-      parameters: [...pathParameters(plan, resource, false), ...headerParams('IdempotencyKey', 'RequestId')],
-      requestBody: body(names.create, exampleCreate(resource, plan.resourcesByName)),
-      responses: {
-        '201': answered('create', `The created ${resource.name}.`, ['ETag', 'Location', 'Idempotent-Replayed']),
-        ...errors('create'),
-      },
-    };
-  const itemParams = pathParameters(plan, resource, true);
-  if (has('get'))
-    item.get = {
-      operationId: `get${resource.name}`,
-      summary: `Get ${withArticle(resource.name)}`,
-      tags,
-      parameters: [...itemParams, ...headerParams('RequestId')],
-      responses: { '200': answered('get', `The ${resource.name}.`, ['ETag']), ...errors('get') },
-    };
-  if (has('update'))
-    item.patch = {
-      operationId: `update${resource.name}`,
-      summary: `Update ${withArticle(resource.name)} (JSON Merge Patch)`,
-      tags,
-      parameters: [...itemParams, ...headerParams('IfMatch', 'IdempotencyKey', 'RequestId')],
-      requestBody: body(names.patch, examplePatch(resource, plan.resourcesByName), [
-        JSON_TYPE,
-        'application/merge-patch+json',
-      ]),
-      responses: {
-        '200': answered('update', `The updated ${resource.name}.`, ['ETag', 'Idempotent-Replayed']),
-        ...errors('update'),
-      },
-    };
-  if (has('replace'))
-    item.put = {
-      operationId: `replace${resource.name}`,
-      summary: `Replace ${withArticle(resource.name)}`,
-      tags,
-      parameters: [...itemParams, ...headerParams('IfMatch', 'IdempotencyKey', 'RequestId')],
-      requestBody: body(names.create, exampleCreate(resource, plan.resourcesByName)),
-      responses: {
-        '200': answered('replace', `The replaced ${resource.name}.`, ['ETag', 'Idempotent-Replayed']),
-        ...errors('replace'),
-      },
-    };
-  if (has('delete'))
-    item.delete = {
-      operationId: `delete${resource.name}`,
-      summary: `Delete ${withArticle(resource.name)}`,
-      tags,
-      parameters: [...itemParams, ...headerParams('IfMatch', 'IdempotencyKey', 'RequestId')],
-      responses: { '204': success('Deleted.', undefined, undefined, ['Idempotent-Replayed']), ...errors('delete') },
-    };
+  const operation = (route: ResourceRoute): OpenApiObject => {
+    const params = routeParameters(plan, resource, route);
+    const own = route.self ? 'Own' : '';
+    const yours = route.self ? `your own ${resource.name}` : withArticle(resource.name);
+    switch (route.operation) {
+      case 'list':
+        return {
+          operationId: `list${plural}`,
+          summary: `List ${plural}`,
+          tags,
+          parameters: [...params, ...listParameters(resource), ...headerParams('RequestId')],
+          responses: {
+            '200': success(
+              `A page of ${plural}.`,
+              ref('schemas', names.page),
+              pageExample(resource, answer('list').example),
+              resource.wire.paging === 'page' ? ['Link'] : [],
+            ),
+            ...errors('list'),
+          },
+        };
+      case 'create':
+        return {
+          operationId: `create${resource.name}`,
+          summary: `Create ${withArticle(resource.name)}`,
+          tags,
+          parameters: [...params, ...headerParams('IdempotencyKey', 'RequestId')],
+          requestBody: body(names.create, exampleCreate(resource, plan.resourcesByName)),
+          responses: {
+            '201': answered('create', `The created ${resource.name}.`, ['ETag', 'Location', 'Idempotent-Replayed']),
+            ...errors('create'),
+          },
+        };
+      case 'get':
+        return {
+          operationId: `get${own}${resource.name}`,
+          summary: `Get ${yours}`,
+          tags,
+          parameters: [...params, ...headerParams('RequestId')],
+          responses: {
+            '200': answered('get', `The ${resource.name}.`, ['ETag']),
+            ...errors('get'),
+          },
+        };
+      case 'update':
+        return {
+          operationId: `update${own}${resource.name}`,
+          summary: `Update ${yours} (JSON Merge Patch)`,
+          tags,
+          parameters: [...params, ...headerParams('IfMatch', 'IdempotencyKey', 'RequestId')],
+          requestBody: body(names.patch, examplePatch(resource, plan.resourcesByName), [
+            JSON_TYPE,
+            'application/merge-patch+json',
+          ]),
+          responses: {
+            '200': answered('update', `The updated ${resource.name}.`, ['ETag', 'Idempotent-Replayed']),
+            ...errors('update'),
+          },
+        };
+      case 'replace':
+        return {
+          operationId: `replace${own}${resource.name}`,
+          summary: `Replace ${yours}`,
+          tags,
+          parameters: [...params, ...headerParams('IfMatch', 'IdempotencyKey', 'RequestId')],
+          requestBody: body(names.create, exampleCreate(resource, plan.resourcesByName)),
+          responses: {
+            '200': answered('replace', `The replaced ${resource.name}.`, ['ETag', 'Idempotent-Replayed']),
+            ...errors('replace'),
+          },
+        };
+      case 'delete':
+        return {
+          operationId: `delete${own}${resource.name}`,
+          summary: `Delete ${yours}`,
+          tags,
+          parameters: [...params, ...headerParams('IfMatch', 'IdempotencyKey', 'RequestId')],
+          responses: { '204': success('Deleted.', undefined, undefined, ['Idempotent-Replayed']), ...errors('delete') },
+        };
+    }
+  };
   const out: Record<string, PathItem> = {};
-  if (Object.keys(collection).length) out[`${base}${resource.collectionPath}`] = collection;
-  if (Object.keys(item).length) out[`${base}${resource.itemPath}`] = item;
+  for (const route of resource.routes) {
+    const path = `${base}${route.path}`;
+    out[path] = { ...out[path], [route.method.toLowerCase()]: operation(route) };
+  }
   return out;
 };
 

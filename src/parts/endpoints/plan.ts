@@ -10,6 +10,8 @@ import type {
 import type { ServiceSpec } from '../../spec/schema.ts';
 import { collectionSegment } from '../resources/naming.ts';
 import type { ResourceSpec } from '../resources/schema.ts';
+import { keyModel } from './path-binding.ts';
+import { boundPath, defaultItemPath, planParentParams, planRoutes } from './route-plan.ts';
 import type { ResourceEndpointsSpec } from './schema.ts';
 import { planWire, serviceWire } from './wire-plan.ts';
 
@@ -26,13 +28,6 @@ export const resourceEndpointsSpec = (spec: ServiceSpec, resource: string): Reso
   return entry && typeof entry === 'object' && !Array.isArray(entry) ? (entry as ResourceEndpointsSpec) : undefined;
 };
 
-/** Binds a nested collection's path parameters to ref fields: {customerId} or {customer} → customer. */
-export const bindParentParam = (param: string, fields: ReadonlyMap<string, { type: string }>): string | undefined => {
-  if (fields.get(param)?.type === 'ref') return param;
-  const stem = param.replace(/Id$/, '');
-  return fields.get(stem)?.type === 'ref' ? stem : undefined;
-};
-
 export const parseSortKeys = (text: string): SortKey[] =>
   text
     .split(',')
@@ -47,13 +42,23 @@ export const planResourceEndpoints = (
   fields: ReadonlyMap<string, FieldPlan>,
   states: StateMachinePlan | undefined,
   maxPageSize: number,
-): Pick<ResourcePlan, 'collectionPath' | 'itemPath' | 'parentParams' | 'operations' | 'list' | 'wire'> => {
+): Pick<
+  ResourcePlan,
+  'collectionPath' | 'itemPath' | 'parentParams' | 'operations' | 'list' | 'wire' | 'key' | 'routes' | 'item'
+> => {
   const entry = resourceEndpointsSpec(spec, name);
+  const model = keyModel(spec);
   const collectionPath = entry?.path ?? `/${collectionSegment(name, resource.plural)}`;
-  const parentParams = pathParams(collectionPath).map((param) => ({
-    param,
-    field: bindParentParam(param, fields) ?? param,
-  }));
+  const parentParams = planParentParams(model, name, collectionPath);
+  const itemPath =
+    entry?.overrides?.get?.path ??
+    defaultItemPath(
+      model,
+      name,
+      collectionPath,
+      parentParams.map((p) => p.field),
+    );
+  const operations = new Set(entry?.operations ?? DEFAULT_OPERATIONS);
   const max = Math.min(entry?.list?.pageSize?.max ?? MAX_PAGE_SIZE, maxPageSize);
   const filter = [...(entry?.list?.filter ?? [])];
   if (states && !filter.includes(states.field)) filter.push(states.field);
@@ -66,11 +71,14 @@ export const planResourceEndpoints = (
   };
   return {
     collectionPath,
-    itemPath: `${collectionPath}/{id}`,
+    itemPath,
     parentParams,
-    operations: new Set(entry?.operations ?? DEFAULT_OPERATIONS),
+    operations,
     list,
     wire: planWire(serviceWire(spec), entry?.wire, [...fields.values()], resource.object),
+    key: model.keyOf(name),
+    item: boundPath(model, name, itemPath, true, parentParams),
+    routes: planRoutes(model, name, entry, operations, { collection: collectionPath, item: itemPath }, parentParams),
   };
 };
 

@@ -4,7 +4,9 @@ import type { PathSegment } from '../../spec/source-map.ts';
 import { asRecord, type Raw, resourceMap, transitionMap } from '../resources/lookup.ts';
 import { collectionSegment } from '../resources/naming.ts';
 import { OPERATIONS } from './operations.ts';
+import { bindPath, keyModel } from './path-binding.ts';
 import { DEFAULT_OPERATIONS } from './plan.ts';
+import { defaultItemPath, OPERATION_ROUTES } from './route-plan.ts';
 
 /** One route the spec declares, with where to point when it is wrong. */
 export interface DeclaredRoute {
@@ -31,6 +33,16 @@ export const collectionPathOf = (spec: ServiceSpec, name: string, resource: Raw)
   return `/${collectionSegment(name, typeof resource.plural === 'string' ? resource.plural : undefined)}`;
 };
 
+/** The item path: the get operation's own, else the collection path and the key (or {id}). */
+export const itemPathOf = (spec: ServiceSpec, name: string, resource: Raw): string => {
+  const own = asRecord(asRecord(endpointEntry(spec, name)?.overrides).get).path;
+  if (typeof own === 'string') return own;
+  const model = keyModel(spec);
+  const collection = collectionPathOf(spec, name, resource);
+  const parents = bindPath(model, name, collection, false).parents.map((g) => g.field);
+  return defaultItemPath(model, name, collection, parents);
+};
+
 /** The operations a resource serves. */
 export const operationsOf = (spec: ServiceSpec, name: string): string[] => {
   const listed = endpointEntry(spec, name)?.operations;
@@ -39,33 +51,52 @@ export const operationsOf = (spec: ServiceSpec, name: string): string[] => {
     : [...DEFAULT_OPERATIONS];
 };
 
-const OPERATION_ROUTES: Record<string, [method: string, item: boolean]> = {
-  list: ['GET', false],
-  create: ['POST', false],
-  get: ['GET', true],
-  update: ['PATCH', true],
-  replace: ['PUT', true],
-  delete: ['DELETE', true],
-};
-
 /** Every route: resource operations, transitions, then custom endpoints, in that order. */
 export const declaredRoutes = (spec: ServiceSpec, skip: ReadonlySet<string> = new Set()): DeclaredRoute[] => {
   const routes: DeclaredRoute[] = [];
   for (const [name, resource] of resourceMap(spec)) {
     if (skip.has(name)) continue;
     const collection = collectionPathOf(spec, name, resource);
+    const item = itemPathOf(spec, name, resource);
     const entry = endpointEntry(spec, name);
     const pointer: PathSegment[] = typeof entry?.path === 'string' ? ['endpoints', name, 'path'] : ['resources', name];
     const at = typeof entry?.path === 'string' ? 'value' : 'key';
+    const overrides = asRecord(entry?.overrides);
+    const updateMethod = asRecord(overrides.update).method;
     for (const op of operationsOf(spec, name)) {
-      const [method, item] = OPERATION_ROUTES[op] ?? ['GET', false];
-      routes.push({ method, path: item ? `${collection}/{id}` : collection, what: `${name}.${op}`, pointer, at });
+      const [, method = 'GET', isItem] = OPERATION_ROUTES.find(([o]) => o === op) ?? [];
+      const own = asRecord(overrides[op]).path;
+      const served = op === 'update' && typeof updateMethod === 'string' ? updateMethod : method;
+      routes.push(
+        typeof own === 'string'
+          ? {
+              method: served,
+              path: own,
+              what: `${name}.${op}`,
+              pointer: ['endpoints', name, 'overrides', op, 'path'],
+              at: 'value',
+            }
+          : { method: served, path: isItem ? item : collection, what: `${name}.${op}`, pointer, at },
+      );
     }
+    const self = asRecord(entry?.self);
+    if (typeof self.path === 'string')
+      for (const op of stringList(self.operations)) {
+        const [, method = 'GET'] = OPERATION_ROUTES.find(([o]) => o === op) ?? [];
+        const served = op === 'update' && typeof updateMethod === 'string' ? updateMethod : method;
+        routes.push({
+          method: served,
+          path: self.path,
+          what: `${name}.self.${op}`,
+          pointer: ['endpoints', name, 'self', 'path'],
+          at: 'value',
+        });
+      }
     for (const [t, transition] of transitionMap(resource)) {
       const segment = typeof transition.path === 'string' ? transition.path : t;
       routes.push({
         method: 'POST',
-        path: `${collection}/{id}/${segment.replace(/^\/+/, '')}`,
+        path: `${item}/${segment.replace(/^\/+/, '')}`,
         what: `transition ${name}.${t}`,
         pointer: ['resources', name, 'states', 'transitions', t],
         at: 'key',

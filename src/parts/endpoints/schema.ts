@@ -19,10 +19,31 @@ export const OperationOverrideSchema = Type.Object(
     require: Type.Optional(AccessSchema),
     roles: Type.Optional(Type.Array(Type.String())),
     summary: Type.Optional(Type.String()),
+    path: Type.Optional(
+      Type.String({ pattern: '^/', description: "This operation's own path, e.g. /articles/{slug}." }),
+    ),
+    method: Type.Optional(
+      stringEnum(['PATCH', 'PUT'] as const, 'update only: PUT serves the update (merge semantics) instead of PATCH.'),
+    ),
     view: Type.Optional(Type.String({ description: 'A view of the resource this operation answers with.' })),
   },
   { additionalProperties: false },
 );
+
+export const SelfSchema = Type.Object(
+  {
+    path: Type.String({ pattern: '^/', description: "The caller's own record, e.g. /user." }),
+    operations: Type.Array(stringEnum(['get', 'update', 'replace', 'delete'] as const), { minItems: 1 }),
+  },
+  {
+    additionalProperties: false,
+    description: "The caller's own record: the one whose id (or key field) is the principal's subject.",
+  },
+);
+
+export const KeySchema = Type.Union([Type.String(), Type.Array(Type.String(), { minItems: 1 })], {
+  description: 'Natural key: the item path binds this unique field (or these fields, a compound unique key).',
+});
 
 export const PageSizeSchema = Type.Object(
   { default: Type.Optional(Type.Integer({ minimum: 1 })), max: Type.Optional(Type.Integer({ minimum: 1 })) },
@@ -47,10 +68,12 @@ export const ResourceEndpointsSchema = Type.Object(
     list: Type.Optional(ListOptionsSchema),
     require: Type.Optional(AccessSchema),
     wire: Type.Optional(WireSchema),
+    key: Type.Optional(KeySchema),
+    self: Type.Optional(SelfSchema),
     overrides: Type.Optional(
       Type.Object(Object.fromEntries(OPERATIONS.map((o) => [o, Type.Optional(OperationOverrideSchema)])), {
         additionalProperties: false,
-        description: 'Per-operation access and roles.',
+        description: 'Per-operation access, roles, path and (update) method.',
       }),
     ),
   },

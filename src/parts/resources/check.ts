@@ -1,9 +1,10 @@
 import { type CheckContext, isRecord } from '../../spec/check-context.ts';
+import type { PathSegment } from '../../spec/source-map.ts';
 import { suggestion } from '../../spec/validate-shape.ts';
 import { checkDerived } from './check-derived.ts';
 import { checkFields } from './check-field.ts';
 import { checkViews } from './check-views.ts';
-import { knownFieldNames, resourceMap } from './lookup.ts';
+import { fieldMap, knownFieldNames, type Raw, resourceMap } from './lookup.ts';
 
 /** Semantic checks of part: resources. */
 export const checkResources = (ctx: CheckContext): void => {
@@ -19,6 +20,7 @@ export const checkResources = (ctx: CheckContext): void => {
 
     checkFields(scope, resource.fields, ['resources', name, 'fields'], true);
     checkIndexes(ctx, name, resource);
+    checkSequences(ctx, name, resource);
     checkDerived(ctx, name, resource);
   }
   checkViews(ctx);
@@ -37,5 +39,19 @@ const checkIndexes = (ctx: CheckContext, name: string, resource: Record<string, 
         `${name} has no field "${field}"${suggestion(String(field), known)}`,
       );
     }
+  }
+};
+
+/** `sequence: <ref field>` on an integer field of the resource itself. */
+const checkSequences = (ctx: CheckContext, name: string, resource: Raw) => {
+  const fields = fieldMap(resource);
+  for (const [fieldName, field] of fields) {
+    if (field.sequence === undefined) continue;
+    const pointer: PathSegment[] = ['resources', name, 'fields', fieldName, 'sequence'];
+    if (field.type !== 'integer')
+      ctx.report('invalid-sequence', pointer, `${fieldName} is numbered: make it an integer`);
+    const parent = typeof field.sequence === 'string' ? fields.get(field.sequence) : undefined;
+    if (parent?.type !== 'ref')
+      ctx.report('invalid-sequence', pointer, `"${String(field.sequence)}" is no ref field of ${name}`);
   }
 };

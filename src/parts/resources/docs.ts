@@ -23,12 +23,18 @@ const systemRows = (resource: ResourcePlan): Inline[][] => {
   return [
     [
       code('id'),
-      'string',
+      resource.idStyle === 'integer' ? 'integer' : 'string',
       '',
       'yes',
       '',
       'read-only; set by the service',
-      resource.idPrefix ? ['Sortable id like ', code(`${resource.idPrefix}_01J…`)] : 'Sortable id.',
+      resource.idStyle === 'integer'
+        ? 'Numbered 1, 2, 3… in creation order.'
+        : resource.idStyle === 'uuidv7'
+          ? 'UUIDv7, sortable by creation time.'
+          : resource.idPrefix
+            ? ['Sortable id like ', code(`${resource.idPrefix}_01J…`)]
+            : 'Sortable id.',
     ],
     ...(resource.object
       ? [

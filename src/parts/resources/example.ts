@@ -9,9 +9,16 @@ import { derivedBase } from './slug.ts';
 const EXAMPLE_ULID = '01JD7X3K9Q2M4N6P8R0S2T4V6W';
 const EXAMPLE_TIME = '2026-01-15T09:30:00.000Z';
 
-/** An id this resource could have issued (prefix_ULID). */
-export const exampleId = (resource: Pick<ResourcePlan, 'idPrefix'> | undefined): string =>
-  resource?.idPrefix ? `${resource.idPrefix}_${EXAMPLE_ULID}` : EXAMPLE_ULID;
+const EXAMPLE_UUIDV7 = '01938f3a-5c2e-7b4d-8e6f-1a2b3c4d5e6f';
+
+/** An id this resource could have issued: prefix_ULID, 1, or a UUIDv7. */
+export const exampleId = (
+  resource: (Pick<ResourcePlan, 'idPrefix'> & Partial<Pick<ResourcePlan, 'idStyle'>>) | undefined,
+): string | number => {
+  if (resource?.idStyle === 'integer') return 1;
+  if (resource?.idStyle === 'uuidv7') return EXAMPLE_UUIDV7;
+  return resource?.idPrefix ? `${resource.idPrefix}_${EXAMPLE_ULID}` : EXAMPLE_ULID;
+};
 
 const PATTERN_CANDIDATES = ['ABC-123', '+44 20 7946 0958', 'example', 'abc123', '12345', 'A1'];
 

@@ -81,6 +81,12 @@ export const FieldSchema = Type.Recursive(
           }),
         ),
         example: Type.Optional(Type.Unknown()),
+        sequence: Type.Optional(
+          Type.String({
+            description:
+              'Integer: numbered 1, 2, 3… per value of this ref field (per parent), assigned at create, read-only.',
+          }),
+        ),
         normalize: Type.Optional(
           Type.Array(stringEnum(NORMALIZE_OPS), {
             description:

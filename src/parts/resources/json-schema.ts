@@ -189,7 +189,25 @@ export const objectSchema = (
   };
 };
 
-const SYSTEM_OUTPUT: JsonSchema = {
+/**
+ * A field's schema as the plan types it: a reference to a resource with integer ids is a JSON integer (its target
+ * known only here, not in the field's own spec).
+ */
+export const fieldPlanSchema = (f: FieldPlan, mode: 'input' | 'output', docs = false, spec = f.spec): JsonSchema => {
+  if (f.ref?.idStyle !== 'integer') return fieldSchema(spec, mode, docs);
+  const schema = fieldSchema({ ...spec, type: 'integer', min: 1 }, mode, docs);
+  return docs ? { ...schema, 'x-ref': f.ref.to } : schema;
+};
+
+/** The id as a resource's style writes it. */
+export const idSchema = (resource: Pick<ResourcePlan, 'idStyle'>): JsonSchema =>
+  resource.idStyle === 'integer'
+    ? { type: 'integer' }
+    : resource.idStyle === 'uuidv7'
+      ? { type: 'string', format: 'uuid' }
+      : { type: 'string' };
+
+const SYSTEM_OUTPUT = {
   id: { type: 'string' },
   createdAt: { type: 'string', format: 'date-time' },
   updatedAt: { type: 'string', format: 'date-time' },
@@ -212,8 +230,8 @@ export const recordSchema = (resource: ResourcePlan, docs = false): JsonSchema =
   return {
     type: 'object',
     properties: {
-      id: SYSTEM_OUTPUT.id,
-      ...Object.fromEntries(fields.map((f) => [f.name, fieldSchema(f.spec, 'output', docs)])),
+      id: idSchema(resource),
+      ...Object.fromEntries(fields.map((f) => [f.name, fieldPlanSchema(f, 'output', docs)])),
       ...Object.fromEntries(resource.computed.map((c) => [c.name, computedSchema(c, docs)])),
       createdAt: SYSTEM_OUTPUT.createdAt,
       updatedAt: SYSTEM_OUTPUT.updatedAt,
@@ -229,7 +247,8 @@ export const viewSchema = (resource: ResourcePlan, view: ViewPlan, docs = false)
   const shown = view.fields.filter((name) => !resource.fieldsByName.get(name)?.writeOnly);
   const property = (name: string): JsonSchema => {
     const field = resource.fieldsByName.get(name);
-    return field ? fieldSchema(field.spec, 'output', docs) : (SYSTEM_OUTPUT[name] as JsonSchema);
+    if (field) return fieldPlanSchema(field, 'output', docs);
+    return name === 'id' ? idSchema(resource) : (SYSTEM_OUTPUT[name as keyof typeof SYSTEM_OUTPUT] as JsonSchema);
   };
   const required = docs
     ? shown.filter((n) => !resource.fieldsByName.has(n) || resource.fieldsByName.get(n)?.required)
@@ -259,7 +278,7 @@ export const createSchema = (resource: ResourcePlan, docs = false): JsonSchema =
   const required = fields.filter((f) => f.required && !f.hasDefault && !fromPath.has(f.name)).map((f) => f.name);
   return {
     type: 'object',
-    properties: Object.fromEntries(fields.map((f) => [f.name, fieldSchema(f.spec, 'input', docs)])),
+    properties: Object.fromEntries(fields.map((f) => [f.name, fieldPlanSchema(f, 'input', docs)])),
     ...(required.length ? { required } : {}),
     additionalProperties: false,
   };
@@ -271,7 +290,7 @@ export const patchSchema = (resource: ResourcePlan, docs = false): JsonSchema =>
   properties: Object.fromEntries(
     writableFields(resource).map((f) => [
       f.name,
-      fieldSchema({ ...f.spec, nullable: f.spec.nullable || !f.required }, 'input', docs),
+      fieldPlanSchema(f, 'input', docs, { ...f.spec, nullable: f.spec.nullable || !f.required }),
     ]),
   ),
   additionalProperties: false,

@@ -24,7 +24,8 @@ export const createRecordLoader = (ctx: RuntimeContext, resource: ResourcePlan) 
     const id = input.params.id ?? '';
     const row = await readable(id, input.principal);
     // A record the caller may not read answers exactly like one that does not exist.
-    if (!row || resource.parentParams.some((p) => row[p.field] !== input.params[p.param])) throw notFound(resource, id);
+    if (!row || resource.parentParams.some((p) => p.param in input.params && row[p.field] !== input.params[p.param]))
+      throw notFound(resource, id);
     return row;
   };
 };

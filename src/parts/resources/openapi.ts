@@ -3,7 +3,7 @@ import { pageSchema } from '../endpoints/page-openapi.ts';
 import { wireRecordSchema, wireSchema } from '../endpoints/wire-openapi.ts';
 import { type OpenApiObject, pascalCase, ref } from '../openapi-model.ts';
 import { exampleCreate, exampleRecord } from './example.ts';
-import { createSchema, patchSchema, recordSchema } from './json-schema.ts';
+import { createSchema, idSchema, patchSchema, recordSchema } from './json-schema.ts';
 import { withArticle } from './naming.ts';
 import { answerOf, viewComponentName, viewComponents } from './view-openapi.ts';
 
@@ -25,7 +25,7 @@ export const resourceSchemaNames = (resource: ResourcePlan) => ({
 const documentedRecord = (resource: ResourcePlan, exampleId: unknown): OpenApiObject => {
   const schema = recordSchema(resource, true);
   const properties = { ...(schema.properties as Record<string, OpenApiObject>) };
-  properties.id = { type: 'string', readOnly: true, examples: [exampleId] };
+  properties.id = { ...idSchema(resource), readOnly: true, examples: [exampleId] };
   properties.createdAt = { type: 'string', format: 'date-time', readOnly: true };
   properties.updatedAt = { type: 'string', format: 'date-time', readOnly: true };
   for (const f of resource.fields) {

@@ -1,4 +1,4 @@
-import type { DerivePlan, FieldPlan, ResourcePlan } from '../../plan/types.ts';
+import type { DerivePlan, FieldPlan, IdStyle, ResourcePlan } from '../../plan/types.ts';
 import type { ServiceSpec } from '../../spec/schema.ts';
 import { planResourceEndpoints } from '../endpoints/plan.ts';
 import { planStateMachine } from '../states/plan.ts';
@@ -18,7 +18,7 @@ const derivePlan = (spec: FieldSpec): DerivePlan | undefined =>
       }
     : undefined;
 
-export const planField = (name: string, declared: FieldSpec, isState = false): FieldPlan => {
+export const planField = (name: string, declared: FieldSpec, isState = false, targetIdStyle?: IdStyle): FieldPlan => {
   const derive = derivePlan(declared);
   // A derived field is read-only wherever its spec is read (validators, documents): the service sets it.
   const spec = derive ? { ...declared, readOnly: true } : declared;
@@ -28,15 +28,23 @@ export const planField = (name: string, declared: FieldSpec, isState = false): F
     spec,
     required: spec.required === true,
     nullable: spec.nullable === true,
-    readOnly: spec.readOnly === true || isState,
+    readOnly: spec.readOnly === true || isState || spec.sequence !== undefined,
     writeOnly: spec.writeOnly === true,
     unique: spec.unique === true,
     column: snakeCase(name),
     hasDefault: spec.default !== undefined,
     ...(spec.default !== undefined ? { default: spec.default } : {}),
     ...(spec.type === 'ref' && spec.to
-      ? { ref: { to: spec.to, onDelete: spec.onDelete ?? 'restrict', ...(spec.view ? { view: spec.view } : {}) } }
+      ? {
+          ref: {
+            to: spec.to,
+            onDelete: spec.onDelete ?? 'restrict',
+            ...(spec.view ? { view: spec.view } : {}),
+            ...(targetIdStyle && targetIdStyle !== 'ulid' ? { idStyle: targetIdStyle } : {}),
+          },
+        }
       : {}),
+    ...(spec.sequence !== undefined ? { sequence: spec.sequence } : {}),
     ...(isState ? { isState: true } : {}),
     ...(spec.normalize?.length ? { normalize: spec.normalize } : {}),
     ...(derive ? { derive } : {}),
@@ -51,7 +59,7 @@ export const planResource = (
 ): ResourcePlan => {
   const states = resource.states ? planStateMachine(name, resource.states) : undefined;
   const fields: FieldPlan[] = Object.entries(resource.fields ?? {}).map(([fieldName, field]) =>
-    planField(fieldName, field),
+    planField(fieldName, field, false, field.to ? spec.resources?.[field.to]?.id : undefined),
   );
   if (states && !fields.some((f) => f.name === states.field)) {
     fields.push(
@@ -76,14 +84,18 @@ export const planResource = (
     table: snakeCase(name),
     ...(resource.idPrefix ? { idPrefix: resource.idPrefix } : {}),
     ...(resource.object ? { object: resource.object } : {}),
+    idStyle: resource.id ?? 'ulid',
     fields,
     fieldsByName,
     ...(states ? { states } : {}),
-    indexes: (resource.indexes ?? []).map((i) => ({
-      fields: i.fields,
-      unique: i.unique === true,
-      ...(i.name ? { name: i.name } : {}),
-    })),
+    indexes: [
+      ...(resource.indexes ?? []).map((i) => ({
+        fields: i.fields,
+        unique: i.unique === true,
+        ...(i.name ? { name: i.name } : {}),
+      })),
+      ...(resource.unique ?? []).map((fields) => ({ fields, unique: true })),
+    ],
     computed,
     views,
     answerViews,

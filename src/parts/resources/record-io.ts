@@ -2,8 +2,9 @@ import { randomFillSync } from 'node:crypto';
 import fastJson from 'fast-json-stringify';
 import { monotonicFactory } from 'ulid';
 import type { ResourcePlan } from '../../plan/types.ts';
-import type { Row } from '../../storage/index.ts';
+import type { Row, Store } from '../../storage/index.ts';
 import { recordSchema } from './json-schema.ts';
+import { uuidv7 } from './uuidv7.ts';
 
 /**
  * The same PRNG as ulid's default (one crypto-random byte / 256 per character), but drawn from a pooled buffer:
@@ -25,12 +26,32 @@ const ulid = monotonicFactory(pooledRandom);
 /** An event id: `evt_` and a ULID, so ids sort by time. */
 export const newEventId = (timeMs: number): string => `evt_${ulid(timeMs)}`;
 
-export const newId = (resource: ResourcePlan, timeMs: number): string =>
+/**
+ * A record's id in its resource's style, minted with the record's creation time (so id order is creation order):
+ * <prefix>_<ULID> or a bare ULID, a UUIDv7, or the next number of the resource's sequence (taken in the create's
+ * transaction).
+ */
+export const mintId = async (resource: ResourcePlan, timeMs: number, store: Pick<Store, 'sequences'>) => {
+  if (resource.idStyle === 'integer') return String(await store.sequences.next(`id:${resource.table}`));
+  return resource.idStyle === 'uuidv7' ? uuidv7(timeMs) : newId(resource, timeMs);
+};
+
+export const newId = (resource: Pick<ResourcePlan, 'idPrefix'>, timeMs: number): string =>
   resource.idPrefix ? `${resource.idPrefix}_${ulid(timeMs)}` : ulid(timeMs);
+
+const ID_PATTERNS = {
+  integer: '[1-9][0-9]{0,15}',
+  uuidv7: '[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}',
+} as const;
 
 /** Ids this resource could have issued; anything else is answered 404 without touching storage. */
 export const idPattern = (resource: ResourcePlan): RegExp =>
-  new RegExp(`^${resource.idPrefix ? `${resource.idPrefix}_` : ''}[0-9A-HJKMNP-TV-Z]{26}$`);
+  resource.idStyle === 'ulid'
+    ? new RegExp(`^${resource.idPrefix ? `${resource.idPrefix}_` : ''}[0-9A-HJKMNP-TV-Z]{26}$`)
+    : new RegExp(`^${ID_PATTERNS[resource.idStyle]}$`);
+
+/** Integer ids (and references to them) are kept as decimal text inside, and travel as JSON integers. */
+const numeric = (v: unknown) => (typeof v === 'string' && /^[0-9]+$/.test(v) ? Number(v) : v);
 
 export const etagOf = (row: Row): string => `"r${row.revision}"`;
 
@@ -62,14 +83,20 @@ export const createRecordWriter = (resource: ResourcePlan): RecordWriter => {
 
 const compileRecordWriter = (resource: ResourcePlan) => {
   const visible = resource.fields.filter((f) => !f.writeOnly);
+  const integerId = resource.idStyle === 'integer';
+  const integerRefs = new Set(visible.filter((f) => f.ref?.idStyle === 'integer').map((f) => f.name));
   const computed = resource.computed;
   const stringify = fastJson(recordSchema(resource) as unknown as Parameters<typeof fastJson>[0]);
   const toApi = (row: Row): Record<string, unknown> => {
     // Same key order as the compiled stringifier writes (required system fields first), so a record reads the
     // same in a list page as on its own.
-    const out: Record<string, unknown> = { id: row.id, createdAt: row.createdAt, updatedAt: row.updatedAt };
+    const out: Record<string, unknown> = {
+      id: integerId ? numeric(row.id) : row.id,
+      createdAt: row.createdAt,
+      updatedAt: row.updatedAt,
+    };
     for (const f of visible) {
-      const v = row[f.name];
+      const v = integerRefs.has(f.name) ? numeric(row[f.name]) : row[f.name];
       if (v !== null && v !== undefined) out[f.name] = v;
       else if (f.nullable) out[f.name] = null;
     }

@@ -3,6 +3,7 @@ import type { RuntimeContext } from '../../runtime/context.ts';
 import type { Principal } from '../auth/principal.ts';
 import { ApiError, type FieldError } from '../errors/api-error.ts';
 import type { FieldSpec } from './field-schema.ts';
+import { idPattern } from './record-io.ts';
 
 interface Reference {
   readonly pointer: string;
@@ -50,7 +51,7 @@ export const checkReferences = async (
     let readable = found.get(key);
     if (readable === undefined) {
       // Held until the write commits: a delete of the target waits for it, and then sees the reference.
-      const row = await ctx.store.get(target.name, id, 'reference');
+      const row = idPattern(target).test(id) ? await ctx.store.get(target.name, id, 'reference') : undefined;
       readable = row ? ctx.access.canRead(target, principal, row) : false;
       found.set(key, readable);
     }

@@ -10,7 +10,8 @@ import { createSchema, patchSchema } from './json-schema.ts';
 import { createParentCheck, createRecordLoader, expectRevision } from './load-record.ts';
 import { mergePatch } from './merge-patch.ts';
 import { createNormalizer } from './normalize.ts';
-import { createRecordWriter, etagOf, newId } from './record-io.ts';
+import { createRecordWriter, etagOf, mintId } from './record-io.ts';
+import { createRecordPath } from './record-keys.ts';
 import { checkReferences, releaseReferences } from './references.ts';
 import { SYSTEM_FIELDS } from './system-fields.ts';
 
@@ -134,8 +135,22 @@ export const compileRecordHandlers = (ctx: RuntimeContext, resource: ResourcePla
       const v = source[f.name];
       values[f.name] = v !== undefined ? v : withDefaults && f.hasDefault ? structuredClone(f.default) : null;
     }
+    return keepIntegerRefsAsText(values);
+  };
+
+  /** References to integer ids arrive as JSON integers and are kept as the id's text, as the path gives it. */
+  const integerRefs = writable.filter((f) => f.ref?.idStyle === 'integer').map((f) => f.name);
+  const keepIntegerRefsAsText = (values: Record<string, unknown>) => {
+    for (const name of integerRefs) if (typeof values[name] === 'number') values[name] = String(values[name]);
     return values;
   };
+  /** The stored values as a body would give them, to validate a merged patch as a whole. */
+  const integerRefsAsNumbers = (values: Record<string, unknown>) => {
+    for (const name of integerRefs) if (typeof values[name] === 'string') values[name] = Number(values[name]);
+    return values;
+  };
+  const sequences = resource.fields.flatMap((f) => (f.sequence ? [{ field: f, per: f.sequence }] : []));
+  const pathOf = createRecordPath(ctx, resource);
 
   const parentsOf = createParentCheck(ctx, resource);
 
@@ -166,10 +181,14 @@ export const compileRecordHandlers = (ctx: RuntimeContext, resource: ResourcePla
     await checkReferences(ctx, resource, values, input.principal);
     const nowMs = ctx.now().getTime();
     const now = new Date(nowMs).toISOString();
-    const row: Row = { id: newId(resource, nowMs), createdAt: now, updatedAt: now, revision: 1, ...values };
+    const id = await mintId(resource, nowMs, ctx.store);
+    const row: Row = { id, createdAt: now, updatedAt: now, revision: 1, ...values };
     for (const f of resource.fields) {
       if (f.readOnly && row[f.name] === undefined) row[f.name] = f.hasDefault ? structuredClone(f.default) : null;
     }
+    // Numbered per parent in the create's transaction: two creates under one parent take 1 and 2.
+    for (const s of sequences)
+      row[s.field.name] = await ctx.store.sequences.next(`${resource.table}.${s.field.column}:${String(row[s.per])}`);
     if (resource.states && stateField) row[stateField] = resource.states.initial;
     await derived.insert(row);
     // The answer is serialised before the hooks run (none changes the row): when it shows the whole record, the
@@ -182,9 +201,7 @@ export const compileRecordHandlers = (ctx: RuntimeContext, resource: ResourcePla
         ? { kind: 'created', resource, after: row, actor: input.caller, json: answer }
         : { kind: 'created', resource, after: row, actor: input.caller },
     );
-    const location = resource.itemPath.replace(/\{(\w+)\}/g, (_, p: string) =>
-      p === 'id' ? row.id : (input.params[p] ?? ''),
-    );
+    const location = await pathOf(row, input.params);
     const headers = { location: `${ctx.plan.service.basePath}${location}` };
     // An answer with computed fields or in a view is not the event's record: it is read and written on its own.
     if (shapes.computes('create') || resource.answerViews.create) return respond(input, 'create', 201, row, headers);
@@ -194,6 +211,7 @@ export const compileRecordHandlers = (ctx: RuntimeContext, resource: ResourcePla
   const get: Handler = async (input) => respond(input, 'get', 200, await load(input));
 
   const write = async (input: HandlerInput, op: 'update' | 'replace', next: Record<string, unknown>, current: Row) => {
+    keepIntegerRefsAsText(next);
     const revision = expectRevision(input, current);
     ctx.access.authorize(resource, 'update', input.principal, current, input.body);
     if (owner && JSON.stringify(next[owner] ?? null) !== JSON.stringify(current[owner] ?? null)) throw readOnlyOwner();
@@ -235,7 +253,7 @@ export const compileRecordHandlers = (ctx: RuntimeContext, resource: ResourcePla
     const invalid = validatePatch(patch);
     if (invalid) throw invalid;
     const current = await load(input);
-    const merged = mergePatch(writableValues(current, false), patch) as Record<string, unknown>;
+    const merged = mergePatch(integerRefsAsNumbers(writableValues(current, false)), patch) as Record<string, unknown>;
     const whole = Object.fromEntries(Object.entries(merged).filter(([, v]) => v !== null && v !== undefined));
     const stillValid = validateCreate(whole);
     if (stillValid) throw stillValid;

@@ -1,8 +1,12 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { namedRecord } from '../../spec/named-record.ts';
+import { stringEnum } from '../../spec/string-enum.ts';
 import { StatesSchema } from '../states/schema.ts';
 import { FieldsSchema } from './field-schema.ts';
 import { ComputedFieldsSchema, ViewsSchema } from './view-schema.ts';
+
+export const ID_STYLES = ['ulid', 'integer', 'uuidv7'] as const;
+export type IdStyle = (typeof ID_STYLES)[number];
 
 export const IndexSchema = Type.Object(
   {
@@ -31,6 +35,14 @@ export const ResourceSchema = Type.Object(
     fields: FieldsSchema,
     indexes: Type.Optional(Type.Array(IndexSchema)),
     states: Type.Optional(StatesSchema),
+    id: Type.Optional(
+      stringEnum(ID_STYLES, 'Id style: ulid (default, <prefix>_<ULID>), integer (1, 2, 3 per resource), uuidv7.'),
+    ),
+    unique: Type.Optional(
+      Type.Array(Type.Array(Type.String(), { minItems: 1 }), {
+        description: 'Compound unique keys, e.g. [[owner, name]]: no two records share all these values.',
+      }),
+    ),
     computed: Type.Optional(ComputedFieldsSchema),
     views: Type.Optional(ViewsSchema),
   },

@@ -2,6 +2,7 @@ import type { Plan } from '../../plan/types.ts';
 import type { RuntimeContext } from '../../runtime/context.ts';
 import type { RouteSpec } from '../../runtime/route-spec.ts';
 import type { Timer } from '../../storage/index.ts';
+import { boundHandler } from '../endpoints/route-binder.ts';
 import { ApiError } from '../errors/api-error.ts';
 import type { FireTimer } from './timers.ts';
 import { compileHistoryHandler, compileTransition } from './transition-runtime.ts';
@@ -27,7 +28,7 @@ export const compileStateMachines = (
         kind: { resource: resource.name, action: t.name, transition: true },
         // A transition's input is its body; a transition without input may be sent with none.
         body: 'optional',
-        handler: compiled.handler,
+        handler: boundHandler(ctx, resource, resource.item, compiled.handler),
       });
       if (t.afterMs !== undefined) hasTimers = true;
     }
@@ -37,7 +38,7 @@ export const compileStateMachines = (
       operation: `${resource.name}.history`,
       kind: { resource: resource.name, action: 'history' },
       body: 'none',
-      handler: compileHistoryHandler(ctx, resource),
+      handler: boundHandler(ctx, resource, resource.item, compileHistoryHandler(ctx, resource)),
     });
   }
   const fire: FireTimer = async (timer: Timer) => {

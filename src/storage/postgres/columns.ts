@@ -49,7 +49,7 @@ export const ddlType = (type: string): string => (type === 'text' ? 'text COLLAT
 
 /** The columns of a resource's table, system columns first. */
 export const tableColumns = (resource: ResourcePlan): Array<{ name: string; type: string; field?: FieldPlan }> => [
-  { name: 'id', type: 'text' },
+  { name: 'id', type: resource.idStyle === 'integer' ? 'bigint' : 'text' },
   { name: 'created_at', type: 'text' },
   { name: 'updated_at', type: 'text' },
   { name: 'revision', type: 'integer' },

@@ -5,6 +5,7 @@ import type { FieldPlan, Plan, ResourcePlan } from '../../plan/types.ts';
 import {
   conversionOf,
   enumOutcome,
+  idStyleChanged,
   lossProblems,
   type Problem,
   retypeReport,
@@ -174,6 +175,10 @@ export const migratePostgres = async (client: Client, plan: Plan, allowDataLoss:
       report.created.push(resource.name);
     } else {
       const have = new Map(existing.map((c) => [c.name, c.type]));
+      if (have.get('id') !== DATA_TYPE[resource.idStyle === 'integer' ? 'bigint' : 'text']) {
+        problems.push(idStyleChanged(resource.name, resource.idStyle));
+        continue;
+      }
       const stored = new Map(
         (
           (await client.query(`SELECT field, type FROM ${META} WHERE resource = $1`, [resource.name])).rows as Array<{

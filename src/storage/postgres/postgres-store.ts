@@ -23,6 +23,7 @@ import { isLost, storeErrorOf } from './pg-errors.ts';
 import { PgPool, type PostgresOptions } from './pg-pool.ts';
 import { createPgSignals } from './pg-signals.ts';
 import { postgresDialect } from './postgres-dialect.ts';
+import { postgresSequences } from './sequences.ts';
 import { postgresStateLog } from './state-log.ts';
 import { SYSTEM_TABLES } from './system-tables.ts';
 import { postgresWebhooks } from './webhooks.ts';
@@ -64,6 +65,7 @@ export class PostgresStore implements Store {
   readonly events;
   readonly webhooks;
   readonly counters;
+  readonly sequences;
   readonly signals;
   #ready: Promise<void> | undefined;
   #closed = false;
@@ -84,6 +86,7 @@ export class PostgresStore implements Store {
     this.idempotency = part(postgresIdempotency(db));
     this.stateLog = part(postgresStateLog(db));
     this.counters = part(postgresCounters(db));
+    this.sequences = part(postgresSequences(db));
     this.apiKeys = this.#telling('keys', part(keys), ['create', 'revoke']);
     this.events = notifying(detachedSignals, 'events', part(postgresEventLog(db)), ['append']);
     this.webhooks = this.#telling('endpoints', part(postgresWebhooks(db)), [
@@ -228,7 +231,7 @@ export class PostgresStore implements Store {
       },
       toRow: (raw) => {
         const row: Row = {
-          id: raw.id as string,
+          id: String(raw.id),
           createdAt: raw.created_at as string,
           updatedAt: raw.updated_at as string,
           revision: raw.revision as number,
@@ -276,7 +279,7 @@ export class PostgresStore implements Store {
     if (ids.length === 0) return [];
     const table = this.#table(resource);
     const raws = await this.#db.rows<Record<string, unknown>>(
-      `SELECT ${table.columns} FROM ${quote(table.plan.table)} WHERE id = ANY($1::text[]) ORDER BY id`,
+      `SELECT ${table.columns} FROM ${quote(table.plan.table)} WHERE id = ANY($1::${table.plan.idStyle === 'integer' ? 'bigint' : 'text'}[]) ORDER BY id`,
       [ids],
     );
     return raws.map(table.toRow);

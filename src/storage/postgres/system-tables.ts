@@ -7,6 +7,7 @@ CREATE TABLE IF NOT EXISTS _ninefold_idempotency (
   caller text COLLATE "C" NOT NULL, key text COLLATE "C" NOT NULL, fingerprint text COLLATE "C" NOT NULL, status integer NOT NULL,
   headers text COLLATE "C" NOT NULL, body text COLLATE "C" NOT NULL, created_at text COLLATE "C" NOT NULL, PRIMARY KEY (caller, key));
 CREATE INDEX IF NOT EXISTS _ninefold_idempotency_created ON _ninefold_idempotency (created_at);
+CREATE TABLE IF NOT EXISTS _ninefold_sequences (name text COLLATE "C" PRIMARY KEY, value bigint NOT NULL);
 
 CREATE TABLE IF NOT EXISTS _ninefold_history (
   seq bigserial PRIMARY KEY, resource text COLLATE "C" NOT NULL, record_id text COLLATE "C" NOT NULL, transition text COLLATE "C" NOT NULL,

@@ -165,6 +165,12 @@ export const retypeReport = (name: string, from: FieldType, field: FieldPlan, lo
   `${name}: ${from} → ${field.type}${lost > 0 ? `, ${lost} value(s) changed` : ''}`;
 
 /** The refusal of a unique field whose rewritten values collide. */
+/** The id style of an existing table cannot change: ids name records in paths, references and events. */
+export const idStyleChanged = (resource: string, style: string): Problem => ({
+  line: `${resource}'s id style changed to ${style}: stored ids cannot be converted (keep the id style, or start from a new table)`,
+  allowed: false,
+});
+
 export const uniqueBrokenLine = (resource: string, field: string): Problem => ({
   line: `${resource}.${field} must be unique, and after the change two or more records would hold the same value`,
   allowed: false,

@@ -35,7 +35,7 @@ export const fromSqlite = (field: FieldPlan): ((value: unknown) => unknown) => {
 
 /** The columns of a resource's table, system columns first. */
 export const tableColumns = (resource: ResourcePlan): Array<{ name: string; type: SqliteType; field?: FieldPlan }> => [
-  { name: 'id', type: 'TEXT' },
+  { name: 'id', type: resource.idStyle === 'integer' ? 'INTEGER' : 'TEXT' },
   { name: 'created_at', type: 'TEXT' },
   { name: 'updated_at', type: 'TEXT' },
   { name: 'revision', type: 'INTEGER' },

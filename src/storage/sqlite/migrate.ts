@@ -2,7 +2,7 @@ import type { Database } from 'better-sqlite3';
 import type { FieldType } from '../../parts/resources/field-schema.ts';
 import { snakeCase } from '../../parts/resources/naming.ts';
 import type { FieldPlan, Plan, ResourcePlan } from '../../plan/types.ts';
-import { uniqueBrokenLine } from '../sql/conversions.ts';
+import { idStyleChanged, uniqueBrokenLine } from '../sql/conversions.ts';
 import { indexStatements } from '../sql/indexes.ts';
 import { type MigrationReport, StoreError } from '../store.ts';
 import { quote, sqliteType, tableColumns } from './columns.ts';
@@ -113,6 +113,11 @@ export const migrateSqlite = (db: Database, plan: Plan, allowDataLoss: boolean):
         report.created.push(resource.name);
       } else {
         const have = new Map(existing.map((c) => [c.name, c.type]));
+        const idType = columns[0]?.type;
+        if (have.get('id') !== idType) {
+          problems.push(idStyleChanged(resource.name, resource.idStyle));
+          continue;
+        }
         const stored = new Map(
           (known.all(resource.name) as Array<{ field: string; type: FieldType }>).map((r) => [r.field, r.type]),
         );

@@ -13,6 +13,7 @@ import { GroupCommit, writesOwnTransaction } from './group-commit.ts';
 import { sqliteIdempotency } from './idempotency.ts';
 import { migrateSqlite } from './migrate.ts';
 import { cannotOpen, openDatabase, type SqliteOptions } from './open-database.ts';
+import { sqliteSequences } from './sequences.ts';
 import { sqliteDialect } from './sqlite-dialect.ts';
 import { methodsOf, storeErrorOf, translatingErrors } from './sqlite-errors.ts';
 import { sqliteStateLog } from './state-log.ts';
@@ -64,6 +65,7 @@ export class SqliteStore implements Store {
   readonly events;
   readonly webhooks;
   readonly counters;
+  readonly sequences;
   readonly signals = createLocalSignals();
 
   constructor(options: SqliteOptions) {
@@ -82,6 +84,7 @@ export class SqliteStore implements Store {
       this.idempotency = part(sqliteIdempotency(db), ['claim', 'complete', 'purgeBefore']);
       this.stateLog = part(sqliteStateLog(db), ['append', 'schedule', 'cancel', 'claimDue', 'finish']);
       this.counters = part(sqliteCounters(db), ['hit', 'purgeBefore']);
+      this.sequences = part(sqliteSequences(db), ['next']);
       this.apiKeys = notifying(this.signals, 'keys', part(sqliteApiKeys(db), ['create', 'revoke']), [
         'create',
         'revoke',
@@ -147,7 +150,7 @@ export class SqliteStore implements Store {
       remove: this.#db.prepare(`DELETE FROM ${t} WHERE id = ?`),
       toRow: (raw) => {
         const row: Row = {
-          id: raw[0] as string,
+          id: String(raw[0]),
           createdAt: raw[1] as string,
           updatedAt: raw[2] as string,
           revision: raw[3] as number,
