@@ -193,6 +193,12 @@ export interface ApiKeyStore {
    * another process): what a caller caches about keys is good only while it stays the same.
    */
   generation(): number;
+  /**
+   * Set when other processes' key changes reach this one as signals (PostgreSQL's LISTEN/NOTIFY) rather than by a
+   * synchronous check: resolves once the signals already received have been handled (one turn of the event loop),
+   * so that a key revoked before a request was sent is not trusted from memory by that request.
+   */
+  settle?(): Promise<void>;
 }
 
 /** A fixed window of a counter: how many hits it holds and when it ends (ms since the epoch). */

@@ -23,7 +23,13 @@ export const keyAuthenticator = (scheme: string, store: Store, now: () => Date) 
     return hit && hit.expiresAt > now().getTime() ? hit.principal : undefined;
   };
   const verify = async (text: string): Promise<Principal> => {
-    const hit = known(text);
+    let hit = known(text);
+    // On a store whose key changes arrive as signals, a revocation told before this request arrived is handled
+    // first (its notification is already in this process's socket), then the memory is asked again.
+    if (hit && store.apiKeys.settle) {
+      await store.apiKeys.settle();
+      hit = known(text);
+    }
     if (hit) return hit;
     const parsed = parseApiKey(text);
     const record = parsed ? await store.apiKeys.find(parsed.id) : undefined;

@@ -38,6 +38,7 @@ export const postgresApiKeys = (db: PgPool): ApiKeyStore & { bump(): void } => {
     generation() {
       return generation;
     },
+    settle: () => new Promise<void>((done) => setImmediate(done)),
     async create(k) {
       generation++;
       await db.rows(
