@@ -27,6 +27,7 @@ export const computedColumns = (
     terms: c.query.terms.map((t) =>
       'record' in t ? t : { field: t.field, op: t.op, value: t.value(vars) as unknown },
     ),
+    ...(c.tally ? { tally: c.tally.column } : {}),
   }));
 };
 
