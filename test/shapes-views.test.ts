@@ -134,8 +134,10 @@ describe('views and computed fields', () => {
 
   it('answers GET, create and update with the computed fields, and refuses them on write', async () => {
     const id = articles[4] as string;
+    counts.reads = 0;
     const got = await call(s.url, 'GET', `/articles/${id}`, { headers: as.bob });
     expect(got.body).toMatchObject({ id, favorited: true, favoritesCount: 2 });
+    expect(counts.reads).toBe(1); // the record and its computed fields in one query
     const anon = await call(s.url, 'GET', `/articles/${id}`);
     expect(anon.body).toMatchObject({ id, favorited: false, favoritesCount: 2 });
     const created = await call(s.url, 'POST', '/articles', {

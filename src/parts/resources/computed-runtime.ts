@@ -39,7 +39,7 @@ export const withComputed = (
 ): ListQuery => (fields.length ? { ...query, computed: computedColumns(fields, principal) } : query);
 
 /** A query for the records with these ids (at least one). */
-const byIds = (ids: readonly string[]): ListQuery => ({
+export const byIds = (ids: readonly string[]): ListQuery => ({
   filters: [{ field: 'id', op: 'in', value: ids }],
   sort: [],
   limit: ids.length,

@@ -57,9 +57,10 @@ export const compileRecordHandlers = (ctx: RuntimeContext, resource: ResourcePla
     status: number,
     row: Row,
     extra?: Record<string, string>,
+    computedRead = false,
   ) => {
     const shape = shapes.shapeOf(op);
-    const [shown = row] = await shapes.fill([row], shape.computed, input.principal);
+    const [shown = row] = computedRead ? [row] : await shapes.fill([row], shape.computed, input.principal);
     const hidden = ctx.access.hiddenFields(resource, input.principal);
     return answerWith(status, row, shape.writer.serialize(writer.visibleTo(shown, hidden)), extra);
   };
@@ -208,7 +209,9 @@ export const compileRecordHandlers = (ctx: RuntimeContext, resource: ResourcePla
     return answerWith(201, row, answer, headers);
   };
 
-  const get: Handler = async (input) => respond(input, 'get', 200, await load(input));
+  // A read's computed fields come in the record's own query.
+  const loadShown = createRecordLoader(ctx, resource, shapes.shapeOf('get').computed);
+  const get: Handler = async (input) => respond(input, 'get', 200, await loadShown(input), undefined, true);
 
   const write = async (input: HandlerInput, op: 'update' | 'replace', next: Record<string, unknown>, current: Row) => {
     keepIntegerRefsAsText(next);
