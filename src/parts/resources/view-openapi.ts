@@ -1,6 +1,8 @@
 import type { Operation, ResourcePlan, ViewPlan } from '../../plan/types.ts';
+import { createWireRecord } from '../endpoints/wire-names.ts';
+import { wireRecordSchema } from '../endpoints/wire-openapi.ts';
 import { type OpenApiObject, ref } from '../openapi-model.ts';
-import { exampleComputed, exampleRecord } from './example.ts';
+import { exampleComputed, exampleRecord, exampleStored } from './example.ts';
 import { viewSchema } from './json-schema.ts';
 
 /** The component name of a view: `UserProfile`. */
@@ -13,11 +15,11 @@ export const exampleView = (
   view: ViewPlan,
   resources: ReadonlyMap<string, ResourcePlan>,
 ): Record<string, unknown> => {
-  const record = exampleRecord(resource, resources);
+  const record = exampleStored(resource, resources);
   const out: Record<string, unknown> = {};
   for (const name of view.fields) if (record[name] !== undefined) out[name] = record[name];
   for (const c of view.computed) out[c.name] = exampleComputed(c);
-  return out;
+  return createWireRecord(resource)(out);
 };
 
 /** One component per view of the resource, with its example. */
@@ -29,7 +31,7 @@ export const viewComponents = (
     [...resource.views.values()].map((v) => [
       viewComponentName(resource, v),
       {
-        ...viewSchema(resource, v, true),
+        ...wireRecordSchema(resource, viewSchema(resource, v, true) as OpenApiObject),
         ...(v.description ? {} : { description: `The ${v.name} view of ${resource.name}.` }),
         examples: [exampleView(resource, v, resources)],
       },
