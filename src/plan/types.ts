@@ -50,6 +50,8 @@ export interface FieldPlan {
     readonly idStyle?: IdStyle;
     /** The view of the target an expanded reference is shown as (the whole record when absent). */
     readonly view?: string;
+    /** Always shown as the record it names, in every answer, not only when a request asks with `expand`. */
+    readonly embed?: boolean;
   };
   /** An integer numbered 1, 2, 3… per value of this ref field, assigned at create (`sequence: repo`). */
   readonly sequence?: string;
