@@ -107,6 +107,7 @@ export const createPipeline = (
       caller: principal?.subject ?? '',
       ip: request.ip,
       ...(principal ? { principal } : {}),
+      ...(exchange.version ? { apiVersion: exchange.version } : {}),
       ...(exchange.reauthenticate ? { reauthenticate: exchange.reauthenticate } : {}),
     };
   };

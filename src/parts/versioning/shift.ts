@@ -18,6 +18,8 @@ export interface RecordShift {
   down(record: Rec): Rec;
   /** A field name of the older version (a filter, sort or expand) as the newest names it. */
   field(name: string): string;
+  /** A field name of the newest version as the older version names it. */
+  old(name: string): string;
   /** An error pointer of the newest version as the older version names it. */
   pointer(pointer: string): string;
   /** Field names quoted in a message, as the older version names them. */
@@ -142,6 +144,7 @@ export const compileShift = (resource: ResourcePlan, changes: readonly Change[])
       }),
     down: (record) => steps.reduceRight((r, s) => s.down(r), record),
     field,
+    old: backwards,
     pointer: (pointer) => {
       const parts = pointer.split('/');
       const segment = parts[at];
