@@ -114,6 +114,10 @@ export const createServer = async (plan: Plan, options: ServerOptions): Promise<
           path: request.url.split('?')[0],
           status: reply.statusCode,
           ms: Math.round(reply.elapsedTime),
+          // Who still uses which API version (versioning part): the caller is the principal's subject.
+          ...(request.exchange?.version
+            ? { apiVersion: request.exchange.version, caller: request.exchange.principal?.subject ?? '' }
+            : {}),
         },
         'request',
       );

@@ -76,7 +76,9 @@ export const versioningPart: ServerPart = {
       const list = route.kind.action === 'list' && !route.kind.custom;
       return (exchange) => {
         const { request, reply } = exchange;
-        const named = requestedVersion(versioning, request)?.trim() || undefined;
+        const pinned = exchange.principal?.claims.apiVersion;
+        const named =
+          requestedVersion(versioning, request)?.trim() || (typeof pinned === 'string' ? pinned : undefined);
         const id = named ?? versioning.fallback;
         const version = byId.get(id);
         if (!version)
