@@ -1,5 +1,5 @@
-import type { PagingStyle, ResourcePlan, SortKey, WireNames } from '../../plan/types.ts';
-import type { Filter, FilterOp, ListQuery } from '../../storage/index.ts';
+import type { ListParamPlan, PagingStyle, ResourcePlan, SortKey, WireNames } from '../../plan/types.ts';
+import type { Filter, FilterOp, ListQuery, RelatedCondition } from '../../storage/index.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { normalizeFilterValue } from '../resources/normalize.ts';
 import { isDateTime, isIsoDate } from '../resources/value-problem.ts';
@@ -52,7 +52,7 @@ const parseSort = (text: string): SortKey[] => {
 };
 
 /** A query-string value as the field's type, or 400 invalid_filter. */
-const typedValue = (field: Filterable, name: string, raw: string): unknown => {
+export const typedValue = (field: Filterable, name: string, raw: string): unknown => {
   const bad = () => new ApiError('invalid_filter', `"${raw.slice(0, 64)}" is not a valid value for ${name}.`);
   switch (field.type) {
     case 'integer': {
@@ -95,7 +95,7 @@ export type PageStart =
   | { readonly style: 'starting_after'; readonly startingAfter?: string; readonly endingBefore?: string };
 
 export interface ParsedList {
-  readonly query: ListQuery;
+  query: ListQuery;
   readonly pageSize: number;
   readonly expand: readonly string[];
   readonly sortKey: string;
@@ -206,8 +206,16 @@ export const parseListQuery = (
     }
   }
   const filters: Filter[] = [...parentFilters];
+  const related: RelatedCondition[] = [];
   for (const [key, raw] of Object.entries(query)) {
     if (reserved.has(key)) continue;
+    const declared = resource.list.params.get(key);
+    if (declared) {
+      const value = declaredValue(declared, single(key, raw, 'invalid_filter') ?? '');
+      if (declared.related) related.push(declared.related(value));
+      else filters.push({ field: declared.own ?? '', op: declared.op, value });
+      continue;
+    }
     const m = FILTER_KEY.exec(key);
     const name = engine(m?.[1] ?? '');
     const field = fieldOf(name);
@@ -272,16 +280,28 @@ export const parseListQuery = (
   // Built as before for cursor paging (one spread at most): the query object is on every list's hot path.
   const limit = pageSize + 1;
   return {
-    query:
+    query: withRelated(
       offset === undefined
         ? { filters, sort, ...(after ? { after } : {}), limit, count }
         : { filters, sort, limit, offset, count },
+      related,
+    ),
     pageSize,
     expand,
     sortKey,
     start,
   };
 };
+
+/** A declared parameter's value as its field's type; an empty one would match nothing or everything: 400. */
+const declaredValue = (param: ListParamPlan, raw: string): unknown => {
+  if (raw === '') throw new ApiError('invalid_filter', `${param.name} needs a value.`);
+  return typedValue(param.compared, param.name, raw);
+};
+
+/** The query with these related conditions too (the query as it is without any). */
+export const withRelated = (query: ListQuery, related: readonly RelatedCondition[]): ListQuery =>
+  related.length ? { ...query, related: [...(query.related ?? []), ...related] } : query;
 
 /** Cursors are opaque to clients: the sort they belong to and the keyset of the last row. */
 export const encodeCursor = (sortKey: string, keyset: readonly unknown[]): string =>

@@ -24,6 +24,10 @@ export interface Dialect {
   contains(column: string): string;
   /** Membership of `?` in a JSON array column. */
   arrayContains(column: string): string;
+  /** The items of a JSON array column as a FROM item `nf_e` with one text column, `value`. */
+  arrayItems(column: string): string;
+  /** A text expression ordered by code point, whatever the database's collation. */
+  byCodePoint(expr: string): string;
   /** Equality folding A–Z only (`?` the value). */
   equalsFolded(column: string): string;
   /** LIKE folding A–Z only (`?` the pattern, `\` its escape). */
