@@ -1,6 +1,6 @@
 import type { ResourcePlan } from '../../plan/types.ts';
 import type { RelatedCondition, RelatedTerm } from '../store.ts';
-import { type Dialect, quote } from './dialect.ts';
+import { comparableColumn, type Dialect, quote } from './dialect.ts';
 import { SYSTEM_COLUMNS } from './list-sql.ts';
 
 /** The WHERE clauses of related conditions (`EXISTS (…)`, one per condition) and how to bind their values. */
@@ -44,10 +44,12 @@ export const buildRelatedSql = (
     const terms = c.terms.map((t) => {
       if ('related' in t) return render(t.related, from, alias);
       if (isVoid(t)) return 'FALSE';
-      const left = `${alias}.${quote(columnOf(from, t.field))}`;
-      if (t.op === 'contains') return dialect.arrayContains(left);
-      const right = 'outer' in t ? `${enclosingAlias}.${quote(columnOf(enclosing, t.outer))}` : '?';
-      return `${left} ${SQL_OPS[t.op]} ${right}`;
+      const column = `${alias}.${quote(columnOf(from, t.field))}`;
+      if (t.op === 'contains') return dialect.arrayContains(column);
+      if (!('outer' in t)) return `${column} ${SQL_OPS[t.op]} ?`;
+      const outer = `${enclosingAlias}.${quote(columnOf(enclosing, t.outer))}`;
+      const left = comparableColumn(dialect, from, t.field, column, enclosing, t.outer);
+      return `${left} ${SQL_OPS[t.op]} ${comparableColumn(dialect, enclosing, t.outer, outer, from, t.field)}`;
     });
     const where = terms.length ? ` WHERE ${terms.join(' AND ')}` : '';
     return `EXISTS (SELECT 1 FROM ${quote(from.table)} AS ${alias}${where})`;
