@@ -1,6 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueApiKey } from '../src/parts/auth/keys.ts';
+import { checkSource } from '../src/spec/check.ts';
+import type { Diagnostic } from '../src/spec/diagnostic-codes.ts';
+import { parseSpecText } from '../src/spec/load.ts';
 import type { Store } from '../src/storage/index.ts';
 import { call, planOf, type Served, servePlan } from './helpers/serve-spec.ts';
 import { waitFor } from './helpers/wait-for.ts';
@@ -223,5 +226,93 @@ describe('relational lists and relation operations (Conduit, GitHub stars)', () 
     expect(await s.countRows('star')).toBe(1);
     await waitFor(async () => (await eventsAfter(seq)).includes('Star.created'), 'Star.created');
     expect(await eventsAfter(seq)).toEqual(['Star.created']);
+  });
+
+  it('documents every construct in the OpenAPI document as served', async () => {
+    const doc = (await call(s.url, 'GET', '/openapi.json')).body as {
+      paths: Record<
+        string,
+        Record<
+          string,
+          {
+            parameters?: Array<{ name: string; schema: unknown }>;
+            responses: Record<string, { content?: Record<string, { schema: unknown }> }>;
+          }
+        >
+      >;
+    };
+    const listParams = doc.paths['/articles']?.get?.parameters ?? [];
+    for (const name of ['author', 'favorited', 'tag'])
+      expect(
+        listParams.find((p) => p.name === name),
+        name,
+      ).toMatchObject({ schema: { type: 'string' } });
+    expect(doc.paths['/articles/feed']?.get?.responses['200']?.content?.['application/json']?.schema).toEqual({
+      $ref: '#/components/schemas/ArticlePage',
+    });
+    expect(doc.paths['/tags']?.get?.responses['200']?.content?.['application/json']?.schema).toMatchObject({
+      properties: { tags: { type: 'array', items: { type: 'string' } } },
+      required: ['tags'],
+    });
+    const star = doc.paths['/user/starred/{owner}/{repo}'];
+    expect(Object.keys(star ?? {}).sort()).toEqual(['delete', 'put']);
+    expect(star?.put?.responses['204']).toBeDefined();
+    expect(star?.put?.responses['204']?.content).toBeUndefined();
+    expect(star?.put?.parameters?.map((p) => p.name)).toEqual(['owner', 'repo']);
+    expect(
+      doc.paths['/profiles/{username}/follow']?.post?.responses['200']?.content?.['application/json']?.schema,
+    ).toEqual({
+      type: 'object',
+      properties: { profile: { $ref: '#/components/schemas/UserProfile' } },
+      required: ['profile'],
+      additionalProperties: false,
+    });
+  });
+});
+
+describe('ninefold check on relations', () => {
+  const show = (d: Diagnostic) => `${d.severity} ${d.code}@${d.line}:${d.col}`;
+  it('reports each mistake where it is written', () => {
+    const found = checkSource({
+      ...parseSpecText(
+        `ninefold: 1
+service: { name: bad, title: Bad, purpose: Relation mistakes. }
+resources:
+  User: { fields: { username: { type: string, unique: true }, meta: { type: json } } }
+  Article:
+    fields:
+      title: { type: string }
+      author: { type: ref, to: User }
+      tagList: { type: array, items: { type: string } }
+  Favorite:
+    fields: { user: { type: ref, to: User }, article: { type: ref, to: Article } }
+endpoints:
+  Article:
+    list:
+      params:
+        author: { field: writer.username }
+        meta: { field: author.meta }
+        tag: { field: tagList, op: eq }
+        favorited: { join: Favourite, field: user.username }
+    lists:
+      feed: { path: /feed, filter: "count(Favorite, f, f.user == caller) > 0" }
+      tags: { path: /tags, distinct: tags }
+  Favorite:
+    relation: { caller: user, target: title, path: "/articles/{id}/favorite" }
+`,
+        'spec.yaml',
+      ),
+      dir: '.',
+    }).diagnostics;
+    expect(found.map(show)).toEqual([
+      'error unknown-list-param-path@16:26',
+      'error list-param-not-sql@17:24',
+      'error list-param-not-sql@18:36',
+      'error unknown-list-param-path@19:28',
+      'error list-filter-not-sql@21:37',
+      'error invalid-named-list@22:38',
+      'error relation-not-join@24:39',
+      'warning relation-not-unique@24:39',
+    ]);
   });
 });
