@@ -120,6 +120,8 @@ describe('relational lists and relation operations (Conduit, GitHub stars)', () 
       ['article-24', true, 1],
       ['article-25', true, 1],
     ]);
+    // The value is normalised as User.username is (trim, lower).
+    expect((await list('?author=%20ANN')).articlesCount).toBe(3);
     expect(await list('?author=nobody')).toEqual({ articles: [], articlesCount: 0 });
     expect(await list('?favorited=jake')).toEqual({ articles: [], articlesCount: 0 });
   });

@@ -77,7 +77,15 @@ const walk = (
     };
   if (array ? !COMPARABLE.has(field.spec.items?.type ?? '') : !COMPARABLE.has(field.type))
     return { at: 'field', kind: 'not-sql', message: `${resource}.${head} (${field.type}) does not compare in SQL` };
-  const compared = array && field.spec.items ? { type: field.spec.items.type, spec: field.spec.items } : field;
+  // An array's own normalisers apply to each of its items.
+  const items = field.spec.items;
+  const compared =
+    array && items
+      ? {
+          type: items.type,
+          spec: { ...items, normalize: [...(field.spec.normalize ?? []), ...(items.normalize ?? [])] },
+        }
+      : field;
   return {
     compared,
     op: chosen,

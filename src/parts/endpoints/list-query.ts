@@ -212,7 +212,8 @@ export const parseListQuery = (
     const declared = resource.list.params.get(key);
     if (declared) {
       const value = declaredValue(declared, single(key, raw, 'invalid_filter') ?? '');
-      if (declared.related) related.push(declared.related(value));
+      // As the compared field stores it (its normalisers); a filter on the record's own field is normalised below.
+      if (declared.related) related.push(declared.related(normalizeFilterValue(declared.compared, 'eq', value)));
       else filters.push({ field: declared.own ?? '', op: declared.op, value });
       continue;
     }
