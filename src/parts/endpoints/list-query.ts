@@ -1,10 +1,11 @@
-import type { ListParamPlan, PagingStyle, ResourcePlan, SortKey, WireNames } from '../../plan/types.ts';
+import type { PagingStyle, ResourcePlan, SortKey, WireNames } from '../../plan/types.ts';
 import type { Filter, FilterOp, ListQuery, RelatedCondition } from '../../storage/index.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { normalizeFilterValue } from '../resources/normalize.ts';
-import { isDateTime, isIsoDate } from '../resources/value-problem.ts';
-import { isNumberText } from './coerce-query.ts';
 import { type Filterable, operatorsFor, PARTIAL_MATCH, SYSTEM_FILTERABLE } from './filter-operators.ts';
+import { declaredValue, typedValue, withRelated } from './query-values.ts';
+
+export { withRelated } from './query-values.ts';
 
 export const RESERVED_QUERY = new Set(['limit', 'cursor', 'sort', 'expand', 'count']);
 /** The query parameters each paging style reads itself (the rest are filters). */
@@ -49,42 +50,6 @@ const parseSort = (text: string): SortKey[] => {
   const twice = fields.find((f, i) => fields.indexOf(f) !== i);
   if (twice !== undefined) throw new ApiError('invalid_sort', `"${twice.slice(0, 64)}" is sorted on twice.`);
   return keys;
-};
-
-/** A query-string value as the field's type, or 400 invalid_filter. */
-export const typedValue = (field: Filterable, name: string, raw: string): unknown => {
-  const bad = () => new ApiError('invalid_filter', `"${raw.slice(0, 64)}" is not a valid value for ${name}.`);
-  switch (field.type) {
-    case 'integer': {
-      if (!/^-?\d{1,16}$/.test(raw) || !Number.isSafeInteger(Number(raw))) throw bad();
-      return Number(raw);
-    }
-    case 'number': {
-      const n = Number(raw);
-      if (!isNumberText(raw) || !Number.isFinite(n)) throw bad();
-      return n;
-    }
-    case 'decimal': {
-      if (!/^-?\d{1,30}(\.\d{1,18})?$/.test(raw)) throw bad();
-      return Number(raw);
-    }
-    case 'boolean':
-      if (raw === 'true') return true;
-      if (raw === 'false') return false;
-      throw bad();
-    case 'enum':
-      if (!field.spec.values?.includes(raw)) throw bad();
-      return raw;
-    case 'date':
-      if (!isIsoDate(raw)) throw bad();
-      return raw;
-    case 'datetime':
-      if (!isDateTime(raw)) throw bad();
-      return raw;
-    default:
-      if (raw.length > 1024 || raw.includes('\u0000')) throw bad();
-      return raw;
-  }
 };
 
 /** Where a page starts, as the paging style reads it from the query. */
@@ -293,16 +258,6 @@ export const parseListQuery = (
     start,
   };
 };
-
-/** A declared parameter's value as its field's type; an empty one would match nothing or everything: 400. */
-const declaredValue = (param: ListParamPlan, raw: string): unknown => {
-  if (raw === '') throw new ApiError('invalid_filter', `${param.name} needs a value.`);
-  return typedValue(param.compared, param.name, raw);
-};
-
-/** The query with these related conditions too (the query as it is without any). */
-export const withRelated = (query: ListQuery, related: readonly RelatedCondition[]): ListQuery =>
-  related.length ? { ...query, related: [...(query.related ?? []), ...related] } : query;
 
 /** Cursors are opaque to clients: the sort they belong to and the keyset of the last row. */
 export const encodeCursor = (sortKey: string, keyset: readonly unknown[]): string =>
