@@ -318,3 +318,29 @@ endpoints:
     ]);
   });
 });
+
+describe('ninefold check on relation routes', () => {
+  it('reports a named list or relation on a route another endpoint serves', () => {
+    const found = checkSource({
+      ...parseSpecText(
+        `ninefold: 1
+service: { name: bad, title: Bad, purpose: Route clashes. }
+resources:
+  User: { fields: { username: { type: string, unique: true } } }
+  Follow:
+    unique: [[follower, followee]]
+    fields: { follower: { type: ref, to: User }, followee: { type: ref, to: User } }
+endpoints:
+  User:
+    lists:
+      names: { path: /users, distinct: username }
+  Follow:
+    relation: { caller: follower, target: followee, path: "/follows/{id}" }
+`,
+        'spec.yaml',
+      ),
+      dir: '.',
+    }).diagnostics;
+    expect(found.map((d) => `${d.code}@${d.line}`)).toEqual(['duplicate-route@11', 'duplicate-route@13']);
+  });
+});
