@@ -1,6 +1,7 @@
 import type { AuthPlan } from '../parts/auth/plan.ts';
 import type { EventsPlan } from '../parts/events/plan.ts';
 import type { ComputedQueryPlan } from '../parts/resources/computed-cel.ts';
+import type { TallyPlan } from '../parts/resources/computed-tally.ts';
 import type { FieldSpec, FieldType, NormalizeOp } from '../parts/resources/field-schema.ts';
 import type { ServiceSpec } from '../spec/schema.ts';
 import type { Rate } from '../spec/units.ts';
@@ -50,6 +51,8 @@ export interface FieldPlan {
     readonly idStyle?: IdStyle;
     /** The view of the target an expanded reference is shown as (the whole record when absent). */
     readonly view?: string;
+    /** Always shown as the record it names, in every answer, not only when a request asks with `expand`. */
+    readonly embed?: boolean;
   };
   /** An integer numbered 1, 2, 3… per value of this ref field, assigned at create (`sequence: repo`). */
   readonly sequence?: string;
@@ -264,6 +267,8 @@ export interface ComputedFieldPlan {
   readonly cel: string;
   readonly description?: string;
   readonly query: ComputedQueryPlan;
+  /** Set when the database keeps the count in a column (a plain count of records pointing here). */
+  readonly tally?: TallyPlan;
 }
 
 /** A named projection of a resource. */

@@ -65,6 +65,8 @@ export interface ComputedColumn {
   readonly kind: 'exists' | 'count';
   readonly from: string;
   readonly terms: readonly ComputedTerm[];
+  /** The column the database keeps this count in (a tally): read it instead of counting. */
+  readonly tally?: string;
 }
 
 /**
