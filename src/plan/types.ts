@@ -3,6 +3,7 @@ import type { EventsPlan } from '../parts/events/plan.ts';
 import type { ComputedQueryPlan } from '../parts/resources/computed-cel.ts';
 import type { TallyPlan } from '../parts/resources/computed-tally.ts';
 import type { FieldSpec, FieldType, NormalizeOp } from '../parts/resources/field-schema.ts';
+import type { VersioningPlan } from '../parts/versioning/plan.ts';
 import type { ServiceSpec } from '../spec/schema.ts';
 import type { Rate } from '../spec/units.ts';
 import type { RelatedCondition } from '../storage/index.ts';
@@ -20,6 +21,8 @@ export interface Plan {
   readonly limits: LimitsPlan;
   readonly auth: AuthPlan;
   readonly events: EventsPlan;
+  /** Part 9; undefined when the spec declares no versions. */
+  readonly versioning?: VersioningPlan;
 }
 
 export interface ServicePlan {

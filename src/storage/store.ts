@@ -218,6 +218,8 @@ export interface ApiKeyRecord {
   readonly expiresAt?: string;
   /** ISO time the key was revoked; undefined: live. */
   readonly revokedAt?: string;
+  /** The API version served to requests with this key that name none (versioning part). */
+  readonly apiVersion?: string;
 }
 
 /** Keys issued by the service (apiKey schemes). Lookups hit the database on every request: revocation is immediate. */
