@@ -29,6 +29,7 @@ const specFiles = [
   'test/fixtures/shapes-wire/service.yaml',
   // Natural keys, nested keys, the caller's own record, integer and UUIDv7 ids.
   'test/fixtures/paths/service.yaml',
+  'test/fixtures/relations/service.yaml',
 ];
 
 const planOf = async (file: string) => {

@@ -247,6 +247,41 @@ export const DIAGNOSTIC_CODES = {
     part: 'endpoints',
     summary: 'A list extra uses a template variable other than {path}.',
   },
+  'unknown-list-param-path': {
+    severity: 'error',
+    part: 'endpoints',
+    summary: 'A list parameter names a field, reference path, join resource or join reference that does not exist.',
+  },
+  'list-param-not-sql': {
+    severity: 'error',
+    part: 'endpoints',
+    summary: 'A list parameter compares a field SQL cannot compare, or with an operator its type does not take.',
+  },
+  'list-filter-not-sql': {
+    severity: 'error',
+    part: 'endpoints',
+    summary: "A named list's CEL filter is not one exists(...) that compiles to a SQL subquery, or names nothing.",
+  },
+  'invalid-named-list': {
+    severity: 'error',
+    part: 'endpoints',
+    summary: 'A named list has neither filter nor distinct, a path with parameters, or a distinct field it lacks.',
+  },
+  'relation-not-join': {
+    severity: 'error',
+    part: 'endpoints',
+    summary: 'A relation whose caller or target is not a reference field of the join resource (or both are one).',
+  },
+  'relation-path-params': {
+    severity: 'error',
+    part: 'endpoints',
+    summary: "A relation's path parameters do not name the target by its key (or its id).",
+  },
+  'relation-not-unique': {
+    severity: 'warning',
+    part: 'endpoints',
+    summary: 'A relation without a unique key on its caller and target pair.',
+  },
   // auth
   'unknown-scheme': {
     severity: 'error',

@@ -42,6 +42,15 @@ const routeKinds = (
       });
     if (r.states)
       out.push({ method: 'get', path: `${base}${r.itemPath}/history`, kind: { resource: r.name, action: 'history' } });
+    for (const l of r.lists)
+      out.push({ method: 'get', path: `${base}${l.path}`, kind: { resource: r.name, action: 'list' } });
+    // A relation takes its join resource's create and delete access.
+    if (r.relation)
+      for (const [method, action] of [
+        [r.relation.add.toLowerCase(), 'create'],
+        ['delete', 'delete'],
+      ] as const)
+        out.push({ method, path: `${base}${r.relation.path}`, kind: { resource: r.name, action } });
   }
   for (const c of plan.custom)
     out.push({ method: c.method.toLowerCase(), path: `${base}${c.path}`, kind: { action: c.name, custom: true } });

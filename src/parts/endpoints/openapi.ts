@@ -1,4 +1,4 @@
-import type { Operation, PathBinding, Plan, ResourcePlan, ResourceRoute } from '../../plan/types.ts';
+import type { NamedListPlan, Operation, PathBinding, Plan, ResourcePlan, ResourceRoute } from '../../plan/types.ts';
 import { customEndpointErrors, errorResponses, resourceOperationErrors } from '../errors/openapi.ts';
 import { type OpenApiComponents, type OpenApiObject, ref, success } from '../openapi-model.ts';
 import { exampleCreate, examplePatch } from '../resources/example.ts';
@@ -9,6 +9,7 @@ import { customOperation } from './custom-openapi.ts';
 import { filterParameters } from './filter-openapi.ts';
 import { pageExample, pagingParameters } from './paging-openapi.ts';
 import { routeParameters } from './path-openapi.ts';
+import { declaredParameters, relationPaths } from './relation-openapi.ts';
 import { exampleInEnvelope, inEnvelope } from './wire-openapi.ts';
 
 export type PathItem = Record<string, OpenApiObject>;
@@ -113,6 +114,7 @@ const listParameters = (resource: ResourcePlan): OpenApiObject[] => {
         ]
       : []),
     ...filterParameters(resource),
+    ...declaredParameters(resource),
   ];
 };
 
@@ -237,6 +239,24 @@ export const resourcePaths = (plan: Plan, resource: ResourcePlan): Record<string
     const path = `${base}${route.path}`;
     out[path] = { ...out[path], [route.method.toLowerCase()]: operation(route) };
   }
+  // A named list of records is the list operation on its own path, its summary its own.
+  const list = resource.routes.find((r) => r.operation === 'list');
+  const recordList = (named: NamedListPlan): OpenApiObject => {
+    const listed = operation({
+      ...(list ?? resource.routes[0] ?? resource.item),
+      operation: 'list',
+      method: 'GET',
+    } as ResourceRoute);
+    return {
+      ...listed,
+      operationId: `list${plural}${named.name.slice(0, 1).toUpperCase()}${named.name.slice(1)}`,
+      summary: named.summary ?? `List ${plural}: ${named.name}`,
+      ...(named.filter ? { description: `The ${plural} that \`${named.filter.cel}\` keeps.` } : {}),
+      parameters: (listed.parameters as OpenApiObject[]).filter((p) => p.in !== 'path'),
+    };
+  };
+  for (const [path, item] of Object.entries(relationPaths(plan, resource, recordList)))
+    out[path] = { ...out[path], ...item };
   return out;
 };
 

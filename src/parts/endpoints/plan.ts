@@ -10,6 +10,8 @@ import type {
 import type { ServiceSpec } from '../../spec/schema.ts';
 import { collectionSegment } from '../resources/naming.ts';
 import type { ResourceSpec } from '../resources/schema.ts';
+import { isListParamProblem, resolveListParam } from './list-params-plan.ts';
+import { planNamedLists, planRelation } from './named-lists-plan.ts';
 import { keyModel } from './path-binding.ts';
 import { boundPath, defaultItemPath, planParentParams, planRoutes } from './route-plan.ts';
 import type { ResourceEndpointsSpec } from './schema.ts';
@@ -44,7 +46,17 @@ export const planResourceEndpoints = (
   maxPageSize: number,
 ): Pick<
   ResourcePlan,
-  'collectionPath' | 'itemPath' | 'parentParams' | 'operations' | 'list' | 'wire' | 'key' | 'routes' | 'item'
+  | 'collectionPath'
+  | 'itemPath'
+  | 'parentParams'
+  | 'operations'
+  | 'list'
+  | 'wire'
+  | 'key'
+  | 'routes'
+  | 'item'
+  | 'lists'
+  | 'relation'
 > => {
   const entry = resourceEndpointsSpec(spec, name);
   const model = keyModel(spec);
@@ -68,7 +80,16 @@ export const planResourceEndpoints = (
     defaultSort: parseSortKeys(entry?.list?.defaultSort ?? 'createdAt'),
     pageSize: { default: Math.min(entry?.list?.pageSize?.default ?? DEFAULT_PAGE_SIZE, max), max },
     expand: entry?.list?.expand ?? [...fields.values()].filter((f) => f.type === 'ref').map((f) => f.name),
+    params: new Map(
+      Object.entries(entry?.list?.params ?? {}).map(([param, p]) => {
+        const resolved = resolveListParam(spec, name, param, p);
+        // The spec was checked: a problem here is a bug in the checker, not the user's.
+        if (isListParamProblem(resolved)) throw new Error(`${name}.list.params.${param}: ${resolved.message}`);
+        return [param, resolved] as const;
+      }),
+    ),
   };
+  const relation = planRelation(spec, name, entry);
   return {
     collectionPath,
     itemPath,
@@ -79,6 +100,8 @@ export const planResourceEndpoints = (
     key: model.keyOf(name),
     item: boundPath(model, name, itemPath, true, parentParams),
     routes: planRoutes(model, name, entry, operations, { collection: collectionPath, item: itemPath }, parentParams),
+    lists: planNamedLists(spec, name, entry),
+    ...(relation ? { relation } : {}),
   };
 };
 

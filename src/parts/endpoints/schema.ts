@@ -2,6 +2,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import { stringEnum } from '../../spec/string-enum.ts';
 import { FieldsSchema } from '../resources/field-schema.ts';
 import { OPERATIONS } from './operations.ts';
+import { ListParamSchema, NamedListSchema, RelationSchema } from './relation-schema.ts';
 import { WireSchema } from './wire-schema.ts';
 
 export { OPERATIONS } from './operations.ts';
@@ -57,6 +58,11 @@ export const ListOptionsSchema = Type.Object(
     defaultSort: Type.Optional(Type.String({ description: 'Like -createdAt (default createdAt).' })),
     pageSize: Type.Optional(PageSizeSchema),
     expand: Type.Optional(Type.Array(Type.String(), { description: 'Reference fields that may be expanded.' })),
+    params: Type.Optional(
+      Type.Record(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }), ListParamSchema, {
+        description: 'Query parameters named as the interface names them: ?author=jake for author.username.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -70,6 +76,12 @@ export const ResourceEndpointsSchema = Type.Object(
     wire: Type.Optional(WireSchema),
     key: Type.Optional(KeySchema),
     self: Type.Optional(SelfSchema),
+    lists: Type.Optional(
+      Type.Record(Type.String({ pattern: '^[a-z][A-Za-z0-9]*$' }), NamedListSchema, {
+        description: 'Lists of their own paths: a CEL filter (a feed) or the distinct values of a field (tags).',
+      }),
+    ),
+    relation: Type.Optional(RelationSchema),
     overrides: Type.Optional(
       Type.Object(Object.fromEntries(OPERATIONS.map((o) => [o, Type.Optional(OperationOverrideSchema)])), {
         additionalProperties: false,
