@@ -6,6 +6,7 @@ import { passwordFieldsOf } from '../parts/auth/passwords.ts';
 import { endpointsPart } from '../parts/endpoints/endpoints-part.ts';
 import { createProblemRenderer } from '../parts/errors/runtime.ts';
 import { eventsPart } from '../parts/events/events-part.ts';
+import { limitsPart } from '../parts/limits/limits-part.ts';
 import { statesPart } from '../parts/states/states-part.ts';
 import type { Plan } from '../plan/types.ts';
 import { registerBodyReader } from './body.ts';
@@ -24,9 +25,17 @@ export type { ServerOptions } from './server-options.ts';
 
 /**
  * The parts of the server, in the order they install. Their write hooks run in this order inside each write's
- * transaction (a record's timers, then its outbox event, then the callback URL check).
+ * transaction (a quota's count, a record's timers, then its outbox event, then the callback URL check).
  */
-const PARTS: readonly ServerPart[] = [authPart, endpointsPart, statesPart, eventsPart, docsPart, healthPart];
+const PARTS: readonly ServerPart[] = [
+  authPart,
+  limitsPart,
+  endpointsPart,
+  statesPart,
+  eventsPart,
+  docsPart,
+  healthPart,
+];
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
