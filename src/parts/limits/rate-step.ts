@@ -22,7 +22,7 @@ export interface RateDeps {
 const faster = (a: Rate, b: Rate) => a.limit / a.windowMs > b.limit / b.windowMs;
 
 /** Built-in pages (health, docs, the API reference) are never rate limited: load balancers must reach them. */
-const limitable = (route: PipelineRoute) =>
+export const limitable = (route: { readonly kind: PipelineRoute['kind'] }) =>
   !route.kind.builtIn || route.kind.builtIn === 'api' || route.kind.builtIn === 'admin';
 
 /**
@@ -44,14 +44,21 @@ export const generalPolicy = (rate: RatePlan) => {
 };
 
 /** Every general policy a caller may get. */
-const allGeneral = (rate: RatePlan): NamedPolicy[] => [
+export const allGeneral = (rate: RatePlan): NamedPolicy[] => [
   ...(rate.default ? [{ name: 'default', rate: rate.default }] : []),
   ...[...rate.roles].map(([name, r]) => ({ name, rate: r })),
 ];
 
+/** A route as policies find it: its operation name, and its method and path under the base path (none at the root). */
+export interface RouteName {
+  readonly operation: string;
+  readonly method: string;
+  readonly path?: string;
+}
+
 /** The route's own policy: the spec names it by its route ("POST /orders") or its operation (Order.place). */
-export const endpointPolicy = (rate: RatePlan, route: PipelineRoute): NamedPolicy | undefined => {
-  const own = route.root ? undefined : routeKey(route.method, route.path);
+export const endpointPolicy = (rate: RatePlan, route: RouteName): NamedPolicy | undefined => {
+  const own = route.path === undefined ? undefined : routeKey(route.method, route.path);
   for (const [key, r] of rate.endpoints) {
     const [method = '', path = ''] = key.trim().split(/\s+/);
     if (key === route.operation || (own && path.startsWith('/') && routeKey(method, path) === own))
@@ -68,7 +75,11 @@ export const endpointPolicy = (rate: RatePlan, route: PipelineRoute): NamedPolic
 export const compileRateStep = (deps: RateDeps, route: PipelineRoute): Step | undefined => {
   if (!limitable(route)) return undefined;
   const general = generalPolicy(deps.rate);
-  const own = endpointPolicy(deps.rate, route);
+  const own = endpointPolicy(deps.rate, {
+    operation: route.operation,
+    method: route.method,
+    ...(route.root ? {} : { path: route.path }),
+  });
   // Every RateLimit-Policy item this route can send, written once.
   const items = new Map<string, string>();
   for (const p of [own, ...allGeneral(deps.rate)]) if (p) items.set(p.name, policyItem(p));
