@@ -91,6 +91,48 @@ describe('rate limits shared through Redis', () => {
   });
 });
 
+describe('the failed-login limiter with Redis', () => {
+  const LOGIN_SPEC = `
+ninefold: 1
+service: { name: login-test }
+resources:
+  User:
+    fields:
+      email: { type: string, required: true, unique: true, maxLength: 200 }
+      password: { type: string, required: true, writeOnly: true, maxLength: 200 }
+      roles: { type: array, maxItems: 4, items: { type: string, maxLength: 20 } }
+auth:
+  schemes: { basic: { type: basic, users: User, usernameField: email, passwordField: password, rolesField: roles } }
+  require: [basic]
+endpoints:
+  User: { operations: [list] }
+`;
+  const redis = new Redis(SHARED_REDIS_URL);
+  afterAll(() => redis.quit());
+
+  it('counts failures across instances that share only Redis (each on a database of its own)', async () => {
+    const clock = testClock(START);
+    const group = await instances(planOf(LOGIN_SPEC), 2, SHARED_REDIS_URL, clock.now);
+    const basic = `Basic ${Buffer.from('ghost@example.com:wrong').toString('base64')}`;
+    const login = (i: number) =>
+      call((group.served[i % 2] as Served).url, 'GET', '/users', { headers: { authorization: basic } });
+    try {
+      const statuses = [];
+      for (let i = 0; i < 10; i++) statuses.push((await login(i)).status);
+      expect(statuses).toEqual(Array(10).fill(401));
+      const refused = await login(10);
+      expect(refused.status).toBe(429);
+      expect(refused.body.code).toBe('too_many_requests');
+      expect((await login(11)).status).toBe(429);
+      const keys = await redis.keys(`${group.redisPrefix}w:*`);
+      expect(keys.length).toBeGreaterThan(0);
+      for (const key of keys) expect(await redis.pttl(key)).toBeGreaterThan(0);
+    } finally {
+      await group.close();
+    }
+  });
+});
+
 describe('when Redis goes away', () => {
   let own: Awaited<ReturnType<typeof startPrivateRedis>>;
   beforeAll(async () => {

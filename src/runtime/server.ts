@@ -7,6 +7,8 @@ import { endpointsPart } from '../parts/endpoints/endpoints-part.ts';
 import { createProblemRenderer } from '../parts/errors/runtime.ts';
 import { eventsPart } from '../parts/events/events-part.ts';
 import { limitsPart } from '../parts/limits/limits-part.ts';
+import { openCounterConnection } from '../parts/limits/redis-connection.ts';
+import { redisWindowCounters } from '../parts/limits/redis-failure-counters.ts';
 import { statesPart } from '../parts/states/states-part.ts';
 import type { Plan } from '../plan/types.ts';
 import { registerBodyReader } from './body.ts';
@@ -77,6 +79,11 @@ export const createServer = async (plan: Plan, options: ServerOptions): Promise<
   app.server.headersTimeout = Math.min(20_000, plan.limits.requestTimeoutMs);
 
   const passwordFields = passwordFieldsOf(plan);
+  const redisUrl = options.redisUrl ?? plan.limits.store;
+  const counterConnection = redisUrl
+    ? await openCounterConnection(redisUrl, options.redisPrefix ?? `nf:${plan.service.name}:`, app.log)
+    : undefined;
+  if (counterConnection) app.addHook('onClose', async () => counterConnection.close());
   const ctx: RuntimeContext = {
     plan,
     store: options.store,
@@ -85,6 +92,10 @@ export const createServer = async (plan: Plan, options: ServerOptions): Promise<
     hooks: [],
     access: createAccess(plan, passwordFields),
     passwordFields,
+    counters: counterConnection
+      ? redisWindowCounters(counterConnection, options.store.counters)
+      : options.store.counters,
+    ...(counterConnection ? { counterConnection } : {}),
   };
 
   registerBodyReader(app, plan.limits.bodyBytes);

@@ -3,7 +3,6 @@ import { memoryCounters } from './memory-counters.ts';
 import { compileQuotaStep, quotaCounter } from './quota-step.ts';
 import type { RateCounters } from './rate-counters.ts';
 import { compileRateStep } from './rate-step.ts';
-import { openCounterConnection } from './redis-connection.ts';
 import { redisCounters } from './redis-counters.ts';
 import { clientAddress } from './trusted-proxies.ts';
 import { usageRoutes } from './usage-routes.ts';
@@ -17,14 +16,11 @@ import { usageRoutes } from './usage-routes.ts';
 export const limitsPart: ServerPart = {
   name: 'limits',
   async install(host) {
-    const { plan, ctx, options } = host;
+    const { plan, ctx } = host;
     const { limits } = plan;
     if (limits.rate) {
-      const url = options.redisUrl ?? limits.store;
-      const counters: RateCounters = url
-        ? redisCounters(await openCounterConnection(url, options.redisPrefix ?? `nf:${plan.service.name}:`, host.log))
-        : memoryCounters();
-      host.onClose(() => counters.close());
+      // The connection is the server's (it closes it); the failed-login limiter shares it.
+      const counters: RateCounters = ctx.counterConnection ? redisCounters(ctx.counterConnection) : memoryCounters();
       const deps = {
         rate: limits.rate,
         counters,
