@@ -106,6 +106,11 @@ const PROBLEM_EXTENSIONS: Record<string, OpenApiObject> = {
     description: '`invalid_query`, `limit_exceeded` of a paging style other than cursor: the query parameter at fault.',
   },
   allow: { type: 'string', description: '`method_not_allowed`: the methods this path serves (as in `Allow`).' },
+  resetAt: {
+    type: 'string',
+    format: 'date-time',
+    description: '`quota_exceeded`: when the quota’s period ends and the caller may call again.',
+  },
   'violated-policies': {
     type: 'array',
     items: { type: 'string' },
