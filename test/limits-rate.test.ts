@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueApiKey } from '../src/parts/auth/keys.ts';
 import type { Store } from '../src/storage/index.ts';
 import { call, planOf, rawSend, type Served, servePlan } from './helpers/serve-spec.ts';
+import { planOfFile } from './helpers/serve-states.ts';
 import { testClock } from './helpers/test-clock.ts';
 
 // Rate limits of part 8 over HTTP, on a clock the test moves (L1, L3, L4, L7; RELIABILITY.md §2.5).
@@ -228,6 +229,36 @@ describe('accuracy', () => {
       // 10/s for 30 s, plus the burst a window allows at the start (q = 10).
       const limit = 10 * 30 + 10;
       expect(Math.abs(accepted - limit)).toBeLessThanOrEqual(limit * 0.02);
+    } finally {
+      await s.close({ remove: true });
+    }
+  });
+});
+
+describe('the order desk (examples/orders)', () => {
+  it('runs its declared limits: 100/min per caller, POST /orders 10/s, and the Order.create quota', async () => {
+    const clock = testClock(START);
+    const s = await servePlan(await planOfFile('examples/orders/service.yaml'), { now: clock.now });
+    try {
+      const staff = { 'x-api-key': (await issueApiKey(s.store, { subject: 'staff-1', roles: ['admin'] })).key };
+      const c = await call(s.url, 'POST', '/customers', {
+        json: { email: 'ada@example.com', fullName: 'Ada' },
+        headers: staff,
+      });
+      expect(c.status).toBe(201);
+      expect(c.headers.get('ratelimit-policy')).toBe('"default";q=100;w=60');
+      const post = () => call(s.url, 'POST', '/orders', { json: { customer: c.body.id }, headers: staff });
+      const first = await post();
+      expect(first.status).toBe(201);
+      expect(first.headers.get('ratelimit-policy')).toBe(
+        '"default";q=100;w=60, "POST /orders";q=10;w=1, "Order.create";q=1000;w=86400',
+      );
+      for (let i = 0; i < 9; i++) expect((await post()).status).toBe(201);
+      const refused = await post();
+      expect(refused.status).toBe(429);
+      expect(refused.body['violated-policies']).toEqual(['POST /orders']);
+      const usage = await call(s.url, 'GET', '/_ninefold/usage', { headers: staff });
+      expect(usage.body.quotas).toEqual([expect.objectContaining({ operation: 'Order.create', used: 10 })]);
     } finally {
       await s.close({ remove: true });
     }
