@@ -13,6 +13,7 @@ import { purposeInfo } from '../parts/purpose/openapi.ts';
 import { pluralize } from '../parts/resources/naming.ts';
 import { resourceComponents } from '../parts/resources/openapi.ts';
 import { historySchema, statePaths } from '../parts/states/openapi.ts';
+import { applyVersionParameter } from '../parts/versioning/openapi.ts';
 import type { Plan } from '../plan/types.ts';
 import { healthApi } from './health-openapi.ts';
 
@@ -78,6 +79,7 @@ export const buildOpenApi = (plan: Plan): Record<string, unknown> => {
   applySecurity(plan, paths, builtInOperations);
   applyLimits(plan, paths, builtInOperations);
   if (plan.limits.rate || plan.limits.quotas.size) Object.assign(components.headers, limitHeaders());
+  applyVersionParameter(plan, paths, builtInOperations);
   const pushed = eventWebhooks(plan, eventDocs(plan, new Set(Object.keys(components.schemas))));
   if (pushed) {
     Object.assign(components.schemas, pushed.schemas);

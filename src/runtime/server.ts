@@ -10,6 +10,8 @@ import { limitsPart } from '../parts/limits/limits-part.ts';
 import { openCounterConnection } from '../parts/limits/redis-connection.ts';
 import { redisWindowCounters } from '../parts/limits/redis-failure-counters.ts';
 import { statesPart } from '../parts/states/states-part.ts';
+import { rewriteVersionPath } from '../parts/versioning/select.ts';
+import { versioningPart } from '../parts/versioning/versioning-part.ts';
 import type { Plan } from '../plan/types.ts';
 import { registerBodyReader } from './body.ts';
 import type { RuntimeContext } from './context.ts';
@@ -32,6 +34,7 @@ export type { ServerOptions } from './server-options.ts';
 const PARTS: readonly ServerPart[] = [
   authPart,
   limitsPart,
+  versioningPart,
   endpointsPart,
   statesPart,
   eventsPart,
@@ -73,6 +76,9 @@ export const createServer = async (plan: Plan, options: ServerOptions): Promise<
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
     routerOptions: { maxParamLength: 256, ignoreTrailingSlash: false },
+    ...(plan.versioning?.scheme === 'path'
+      ? { rewriteUrl: rewriteVersionPath(plan.versioning, plan.service.basePath) }
+      : {}),
     frameworkErrors: frameworkErrors(render),
     clientErrorHandler: clientErrorHandler(render),
   });
@@ -121,6 +127,10 @@ export const createServer = async (plan: Plan, options: ServerOptions): Promise<
           path: request.url.split('?')[0],
           status: reply.statusCode,
           ms: Math.round(reply.elapsedTime),
+          // Who still uses which API version (versioning part): the caller is the principal's subject.
+          ...(request.exchange?.version
+            ? { apiVersion: request.exchange.version, caller: request.exchange.principal?.subject ?? '' }
+            : {}),
         },
         'request',
       );
