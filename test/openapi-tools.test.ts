@@ -180,7 +180,8 @@ const extensionMembersInCode = (): Map<string, string> => {
     if (ts.isNewExpression(node) && node.expression.getText() === 'ApiError') {
       const extensions = node.arguments?.[3];
       if (extensions && ts.isObjectLiteralExpression(extensions))
-        for (const p of extensions.properties) if (p.name) found.set(p.name.getText(), file);
+        for (const p of extensions.properties)
+          if (p.name) found.set(ts.isStringLiteral(p.name) ? p.name.text : p.name.getText(), file);
     }
     ts.forEachChild(node, (child) => visit(file, child));
   };

@@ -334,6 +334,8 @@ export interface ErrorEntryPlan {
   readonly status: number;
   readonly title: string;
   readonly description?: string;
+  /** The problem `type` when it is a registered one rather than `typeBase` + code. */
+  readonly type?: string;
   readonly builtIn: boolean;
 }
 
@@ -349,10 +351,21 @@ export interface LimitsPlan {
   readonly maxPageSize: number;
   readonly depth: number;
   readonly requestTimeoutMs: number;
-  readonly rate?: {
-    readonly default?: Rate;
-    readonly by: 'principal' | 'ip';
-    readonly endpoints: ReadonlyMap<string, Rate>;
-  };
+  readonly rate?: RatePlan;
+  /** Successful calls per caller per calendar period, by `Resource.operation` (or transition). */
   readonly quotas: ReadonlyMap<string, Rate>;
+  /** Proxies (addresses, CIDRs) whose X-Forwarded-For / Forwarded is believed. */
+  readonly trustProxy: readonly string[];
+  /** redis://… where rate counters are shared; undefined: in process (NINEFOLD_REDIS_URL overrides). */
+  readonly store?: string;
+  readonly onStoreFailure: 'open' | 'closed';
+}
+
+export interface RatePlan {
+  readonly default?: Rate;
+  readonly by: 'principal' | 'ip';
+  /** By the spec's key: a route ("POST /orders") or an operation (Order.place, a custom endpoint's name). */
+  readonly endpoints: ReadonlyMap<string, Rate>;
+  /** The default for callers with a role (the highest wins); `anonymous`: callers without credentials. */
+  readonly roles: ReadonlyMap<string, Rate>;
 }

@@ -335,8 +335,14 @@ export const DIAGNOSTIC_CODES = {
   'unknown-limit-target': {
     severity: 'error',
     part: 'limits',
-    summary: 'A limit names an endpoint or operation that does not exist.',
+    summary: 'A limit names an endpoint, operation or role that does not exist.',
   },
+  'invalid-trust-proxy': {
+    severity: 'error',
+    part: 'limits',
+    summary: 'A trustProxy entry is not an address or CIDR.',
+  },
+  'invalid-limits-store': { severity: 'error', part: 'limits', summary: 'limits.store is not a redis:// URL.' },
   // versioning
   'duplicate-version': { severity: 'error', part: 'versioning', summary: 'Two versions share an id.' },
   'unknown-version': {

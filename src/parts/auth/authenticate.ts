@@ -1,5 +1,5 @@
 import type { Plan } from '../../plan/types.ts';
-import type { Store } from '../../storage/index.ts';
+import type { CounterStore, Store } from '../../storage/index.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { authorization, type CredentialSource, cookieValue, headerValue, queryValue } from './credentials.ts';
 import { FailureLimiter } from './failure-limiter.ts';
@@ -104,8 +104,14 @@ const compileScheme = (
 };
 
 /** Compiles the schemes once; `authenticate` then answers who is calling a route, or throws the catalogued 4xx. */
-export const createAuthenticator = (plan: Plan, store: Store, now: () => Date, warn: (message: string) => void) => {
-  const limiter = new FailureLimiter(store.counters);
+export const createAuthenticator = (
+  plan: Plan,
+  store: Store,
+  now: () => Date,
+  warn: (message: string) => void,
+  counters: CounterStore = store.counters,
+) => {
+  const limiter = new FailureLimiter(counters);
   const schemes = new Map<string, CompiledScheme>();
   for (const [name, spec] of plan.auth.schemes)
     schemes.set(name, compileScheme(warn, plan, store, now, limiter, name, spec));

@@ -17,7 +17,7 @@ export const securitySchemes = (plan: Plan): Record<string, OpenApiObject> => {
 };
 
 /** Every operation the runtime serves, with what it is for access control. */
-const routeKinds = (
+export const routeKinds = (
   plan: Plan,
   builtIns: readonly BuiltInOperation[],
 ): Array<{ method: string; path: string; kind: RouteKind }> => {
@@ -58,7 +58,7 @@ const routeKinds = (
 };
 
 /** The codes an existing responses object already documents (a $ref per code, or examples keyed by code). */
-const documentedCodes = (responses: OpenApiObject): string[] =>
+export const documentedCodes = (responses: OpenApiObject): string[] =>
   Object.values(responses).flatMap((r) => {
     const ref = (r as { $ref?: string }).$ref;
     if (ref?.startsWith('#/components/responses/')) return [ref.slice('#/components/responses/'.length)];

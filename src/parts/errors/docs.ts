@@ -15,7 +15,20 @@ const NOT_SHOWN = 'Error codes, status codes and error payload shape: not shown.
 
 /** The members of an RFC 9457 problem details object as this service fills them. */
 const problemFields = (typeBase: string): Array<[string, string, Inline]> => [
-  ['type', 'string (URI)', [code(`${typeBase}<code>`), ', one per catalogue code.']],
+  [
+    'type',
+    'string (URI)',
+    [
+      code(`${typeBase}<code>`),
+      ', one per catalogue code; ',
+      code('rate_limited'),
+      ' and ',
+      code('quota_exceeded'),
+      ' have the registered ',
+      code('https://iana.org/assignments/http-problem-types#quota-exceeded'),
+      '.',
+    ],
+  ],
   ['title', 'string', 'The catalogue title of the code.'],
   ['status', 'integer', 'The HTTP status code.'],
   ['detail', 'string', 'What went wrong in this occurrence.'],

@@ -111,6 +111,16 @@ const PROBLEM_EXTENSIONS: Record<string, OpenApiObject> = {
     description: '`invalid_query`, `limit_exceeded` of a paging style other than cursor: the query parameter at fault.',
   },
   allow: { type: 'string', description: '`method_not_allowed`: the methods this path serves (as in `Allow`).' },
+  resetAt: {
+    type: 'string',
+    format: 'date-time',
+    description: '`quota_exceeded`: when the quota’s period ends and the caller may call again.',
+  },
+  'violated-policies': {
+    type: 'array',
+    items: { type: 'string' },
+    description: '`rate_limited`, `quota_exceeded`: the policies (as named in `RateLimit-Policy`) the request is over.',
+  },
   truncated: {
     type: 'boolean',
     description: '`validation_failed`, `unknown_field`: true when `errors` lists only some of the problems.',
@@ -158,7 +168,7 @@ const payloadSchema = (template: unknown): OpenApiObject => {
 const exampleError = (errors: ErrorsPlan, code: string): unknown => {
   const entry = errors.catalogue.get(code);
   const problem = {
-    type: `${errors.typeBase}${code}`,
+    type: entry?.type ?? `${errors.typeBase}${code}`,
     title: entry?.title ?? code,
     status: entry?.status ?? 500,
     code,

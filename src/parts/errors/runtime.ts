@@ -33,7 +33,7 @@ export const createProblemRenderer = (plan: ErrorsPlan) => {
     const status = entry?.status ?? 500;
     const title = entry?.title ?? 'Internal error';
     const problem: Record<string, unknown> = {
-      type: `${plan.typeBase}${code}`,
+      type: entry?.type ?? `${plan.typeBase}${code}`,
       title,
       status,
       code,
