@@ -294,6 +294,26 @@ export const DIAGNOSTIC_CODES = {
     summary: 'An endpoint names an error code that is not in any catalogue.',
   },
   'missing-error-payload': { severity: 'error', part: 'errors', summary: 'format: custom without a payload template.' },
+  'error-payload-ignored': {
+    severity: 'error',
+    part: 'errors',
+    summary: 'A payload template with format problem+json, which never uses it.',
+  },
+  'unknown-error-placeholder': {
+    severity: 'error',
+    part: 'errors',
+    summary: 'A payload template placeholder names nothing an error (or a failing field) has.',
+  },
+  'unknown-error-remap': {
+    severity: 'error',
+    part: 'errors',
+    summary: 'errors.remap or errors.types names a code that is not in the catalogue.',
+  },
+  'unknown-field-code': {
+    severity: 'error',
+    part: 'errors',
+    summary: 'errors.fieldCodes or errors.fieldMessages names a field code that does not exist.',
+  },
   // limits
   'invalid-rate': { severity: 'error', part: 'limits', summary: 'A rate or quota is not like 100/min.' },
   'invalid-size': { severity: 'error', part: 'limits', summary: 'A size is not like 1mb, 512kb or 100b.' },
