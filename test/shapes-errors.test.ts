@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
+import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, LEAKS, type Served, serveSpec } from './helpers/serve-spec.ts';
+import { issueApiKey } from '../src/parts/auth/keys.ts';
+import { call, LEAKS, type Served, serveSpec, useHeaders } from './helpers/serve-spec.ts';
 
 /** Error payloads the errors part declares, with remapped codes: GitHub's, Stripe's and RealWorld's. */
 const fixture = (name: string) => readFileSync(`test/fixtures/errauth/${name}.yaml`, 'utf8');
@@ -86,6 +88,8 @@ describe('Stripe’s error payload (format: stripe)', () => {
   let s: Served;
   beforeAll(async () => {
     s = await serveSpec(fixture('stripe'));
+    const { key } = await issueApiKey(s.store, { roles: [], prefix: 'sk_test_' });
+    useHeaders(s.url, { authorization: `Bearer ${key}` });
   });
   afterAll(() => s.close({ remove: true }));
 
@@ -118,6 +122,15 @@ describe('Stripe’s error payload (format: stripe)', () => {
     expect((await call(s.url, 'GET', '/v1/customers')).body.data).toHaveLength(1);
   });
 
+  it('answers a request without a key 401 authentication_error, with both challenges', async () => {
+    const r = await call(s.url, 'GET', '/v1/customers', { headers: { authorization: '' } });
+    expect(r.status).toBe(401);
+    expect(r.headers.get('www-authenticate')).toBe('Bearer realm="billing", Basic realm="billing", charset="UTF-8"');
+    expect(r.body).toEqual({
+      error: { type: 'authentication_error', code: 'unauthenticated', message: 'This endpoint needs credentials.' },
+    });
+  });
+
   it('leaves param out when no field is at fault, and types idempotency errors as Stripe does', async () => {
     const missing = await call(s.url, 'GET', '/v1/customers/cus_01JD7X3K9Q2M4N6P8R0S2T4V6W');
     expect(missing.status).toBe(404);
@@ -137,7 +150,14 @@ describe('Stripe’s error payload (format: stripe)', () => {
 describe('RealWorld’s per-field payload (format: per-field)', () => {
   let s: Served;
   beforeAll(async () => {
+    process.env.CONDUIT_JWT_SECRET = 'conduit-test-secret-of-32-bytes!';
     s = await serveSpec(fixture('conduit'));
+    const jwt = await new SignJWT({})
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject('ann')
+      .setExpirationTime('1h')
+      .sign(new TextEncoder().encode('conduit-test-secret-of-32-bytes!'));
+    useHeaders(s.url, { authorization: `Token ${jwt}` });
   });
   afterAll(() => s.close({ remove: true }));
 
@@ -167,5 +187,11 @@ describe('RealWorld’s per-field payload (format: per-field)', () => {
     expect(bad.status).toBe(400);
     expect(bad.body).toEqual({ errors: { body: ['The body is not valid JSON.'] } });
     expect(bad.text).not.toMatch(LEAKS);
+    const anonymous = await call(s.url, 'POST', '/api/articles', {
+      json: { article: { slug: 'x', title: 'X' } },
+      headers: { authorization: '' },
+    });
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.body).toEqual({ errors: { token: ['is missing'] } });
   });
 });

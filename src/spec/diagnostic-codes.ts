@@ -258,6 +258,16 @@ export const DIAGNOSTIC_CODES = {
     part: 'auth',
     summary: 'A scheme lacks what its type needs (apiKey without name, bearer without key…).',
   },
+  'misplaced-scheme-option': {
+    severity: 'error',
+    part: 'auth',
+    summary: 'A scheme option its type does not have: prefix on a non-apiKey scheme, scheme on a non-bearer one.',
+  },
+  'key-prefix-mismatch': {
+    severity: 'error',
+    part: 'auth',
+    summary: 'Two apiKey schemes with different key prefixes (they read one key store).',
+  },
   'rule-unknown-resource': {
     severity: 'error',
     part: 'auth',

@@ -1,7 +1,14 @@
 import type { Plan } from '../../plan/types.ts';
 import type { Store } from '../../storage/index.ts';
 import { ApiError } from '../errors/api-error.ts';
-import { authorization, type CredentialSource, cookieValue, headerValue, queryValue } from './credentials.ts';
+import {
+  authorization,
+  basicUserOnly,
+  type CredentialSource,
+  cookieValue,
+  headerValue,
+  queryValue,
+} from './credentials.ts';
 import { FailureLimiter } from './failure-limiter.ts';
 import type { Access } from './plan.ts';
 import type { Principal } from './principal.ts';
@@ -46,6 +53,34 @@ const authorizationLines = (raw: readonly string[]): number => {
   return n;
 };
 const quoted = (s: string) => `"${s.replace(/["\\]/g, '')}"`;
+/** RFC 6750 challenges (Bearer, or the spec's own word such as Token) say why a token was refused. */
+const isTokenChallenge = (c: string) => !c.startsWith('Basic ') && !c.startsWith('ApiKey ');
+
+/** An API key in Authorization: as the Bearer token, or as the Basic user name with an empty password. */
+const authorizationKey = (
+  name: string,
+  where: 'bearer' | 'basic',
+  realm: string,
+  keys: ReturnType<typeof keyAuthenticator>,
+): CompiledScheme => {
+  const keyOf = where === 'bearer' ? (credential: string) => credential : basicUserOnly;
+  return {
+    known: (credential) => {
+      const key = keyOf(credential);
+      return key === undefined ? undefined : keys.known(key);
+    },
+    name,
+    place: `authorization:${where}`,
+    challenge: where === 'bearer' ? `Bearer realm=${realm}` : `Basic realm=${realm}, charset="UTF-8"`,
+    fromCookie: false,
+    read: (s) => authorization(s, where),
+    verify: (credential) => {
+      const key = keyOf(credential);
+      if (key === undefined) throw new ApiError('invalid_credentials', 'The API key is not valid.');
+      return keys.verify(key);
+    },
+  };
+};
 
 const compileScheme = (
   warn: (message: string) => void,
@@ -60,8 +95,9 @@ const compileScheme = (
   switch (spec.type) {
     case 'apiKey': {
       const where = spec.in ?? 'header';
+      const keys = keyAuthenticator(name, store, now, plan.auth.keyPrefix);
+      if (where === 'bearer' || where === 'basic') return authorizationKey(name, where, realm, keys);
       const param = spec.name ?? 'X-Api-Key';
-      const keys = keyAuthenticator(name, store, now);
       return {
         known: keys.known,
         name,
@@ -89,14 +125,15 @@ const compileScheme = (
       };
     }
     default: {
-      // bearer (JWT) and oidc (a bearer JWT checked against the provider's keys)
+      // bearer (JWT) and oidc (a bearer JWT checked against the provider's keys), under the spec's word (Token)
       const verify = jwtAuthenticator(name, spec, plan.dir, warn);
+      const word = spec.scheme ?? 'Bearer';
       return {
         name,
-        place: 'authorization:bearer',
-        challenge: `Bearer realm=${realm}`,
+        place: `authorization:${word.toLowerCase()}`,
+        challenge: `${word} realm=${realm}`,
         fromCookie: false,
-        read: (s) => authorization(s, 'bearer'),
+        read: (s) => authorization(s, word.toLowerCase()),
         verify: (credential) => verify(credential),
       };
     }
@@ -116,7 +153,7 @@ export const createAuthenticator = (plan: Plan, store: Store, now: () => Date, w
 
   const withChallenge = (error: ApiError, scheme: CompiledScheme, names: readonly string[]): ApiError => {
     const challenges = challengesOf(names).map((c) =>
-      c === scheme.challenge && c.startsWith('Bearer') && error.code !== 'too_many_requests'
+      c === scheme.challenge && isTokenChallenge(c) && error.code !== 'too_many_requests'
         ? `${c}, error="invalid_token"`
         : c,
     );

@@ -14,7 +14,7 @@ import {
 import { accessSpans } from '../endpoints/access-docs.ts';
 import { accessMatrix, ruleSpans } from './access-matrix.ts';
 import { effectiveRules, RECORD_ACTIONS, type RulesSpec } from './rule-defaults.ts';
-import type { SchemeSchema } from './schema.ts';
+import { DEFAULT_KEY_PREFIX, type SchemeSchema } from './schema.ts';
 
 export const AUTH_HEADING = 'Authentication';
 const NOT_SHOWN = 'Authentication scheme, credential names and credential placement: not shown.';
@@ -25,11 +25,13 @@ type Scheme = (typeof SchemeSchema)['static'];
 const credential = (s: Scheme): [Inline, string] => {
   switch (s.type) {
     case 'apiKey':
+      if (s.in === 'bearer') return [code('Authorization: Bearer <key>'), 'header'];
+      if (s.in === 'basic') return [code('Authorization: Basic <base64 key:>'), 'header'];
       return [code(s.name ?? 'X-Api-Key'), s.in ?? 'header'];
     case 'basic':
       return [code('Authorization: Basic <base64 user:password>'), 'header'];
     default:
-      return [code('Authorization: Bearer <token>'), 'header'];
+      return [code(`Authorization: ${s.scheme ?? 'Bearer'} <token>`), 'header'];
   }
 };
 
@@ -44,6 +46,7 @@ const schemeDetails = (s: Scheme): Span[] => {
   if (s.rolesClaim) out.push(['roles claim ', code(s.rolesClaim)]);
   if (s.users) out.push(['users in ', code(s.users)]);
   if (s.realm) out.push([`realm ${s.realm}`]);
+  if (s.type === 'apiKey') out.push(['keys begin ', code(s.prefix ?? DEFAULT_KEY_PREFIX)]);
   return out.flatMap((spans, i) => (i ? ['; ', ...spans] : spans));
 };
 

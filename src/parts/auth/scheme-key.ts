@@ -6,11 +6,11 @@ import type { Principal } from './principal.ts';
 const MAX_REMEMBERED = 10_000;
 
 /**
- * An apiKey scheme: keys issued by `ninefold keys create`. A key that verified is remembered (with its expiry)
+ * An apiKey scheme: keys issued by `ninefold keys create` (with the scheme's prefix). A key that verified is remembered (with its expiry)
  * only while the key store's generation stays the same: a revocation anywhere (this server, the CLI, another
  * process) changes it, so the very next request checks the key against the database again.
  */
-export const keyAuthenticator = (scheme: string, store: Store, now: () => Date) => {
+export const keyAuthenticator = (scheme: string, store: Store, now: () => Date, prefix?: string) => {
   const remembered = new Map<string, { principal: Principal; expiresAt: number }>();
   let generation = -1;
   const known = (text: string): Principal | undefined => {
@@ -31,7 +31,7 @@ export const keyAuthenticator = (scheme: string, store: Store, now: () => Date) 
       hit = known(text);
     }
     if (hit) return hit;
-    const parsed = parseApiKey(text);
+    const parsed = parseApiKey(text, prefix);
     const record = parsed ? await store.apiKeys.find(parsed.id) : undefined;
     if (!parsed || !record || verifyApiKey(record, parsed.secret, now()) !== 'ok') {
       throw new ApiError('invalid_credentials', 'The API key is not valid.');
