@@ -545,6 +545,22 @@ errors:
     ],
   },
   {
+    rule: 'sessions',
+    spec: `ninefold: 1
+service: { name: s }
+resources:
+  User:
+    fields:
+      email: { type: string, required: true }
+      token: { type: string }
+endpoints:
+  User: { session: { scheme: key, identifier: email, signIn: /users/login } }
+auth:
+  schemes: { key: { type: apiKey, in: bearer } }
+`,
+    expected: ['invalid-session@9:11', 'invalid-session@9:11', 'invalid-session@9:30', 'invalid-session@9:47'],
+  },
+  {
     rule: 'error payload without a format that uses it',
     spec: `ninefold: 1
 service: { name: s }

@@ -129,6 +129,85 @@ describe('RealWorld’s `Authorization: Token <jwt>`', () => {
     expect((await call(s.url, 'GET', '/api/articles')).body.data.map((a: { slug: string }) => a.slug)).toEqual(['hi']);
   });
 
+  it('signs up: the create answers the user’s view with a token, the password stored as a hash only', async () => {
+    const up = await call(s.url, 'POST', '/api/users', {
+      json: { user: { email: 'bob@example.com', username: 'bob', password: 'correct horse' } },
+    });
+    expect(up.status).toBe(201);
+    expect(up.body).toEqual({ user: { email: 'bob@example.com', username: 'bob', token: expect.any(String) } });
+    const [row] = (await s.store.list('User', { filters: [], sort: [], limit: 10, count: false })).rows;
+    expect(String(row?.password)).toMatch(/^scrypt\$/);
+    const me = await call(s.url, 'GET', '/api/user', { headers: { authorization: `Token ${up.body.user.token}` } });
+    expect(me.status).toBe(200);
+    expect(me.body).toEqual({ user: { email: 'bob@example.com', username: 'bob', token: expect.any(String) } });
+    const taken = await call(s.url, 'POST', '/api/users', {
+      json: { user: { email: 'bob@example.com', username: 'bob2', password: 'correct horse' } },
+    });
+    expect(taken.status).toBe(422);
+    expect(taken.body).toEqual({ errors: { email: ['has already been taken'] } });
+  });
+
+  it('signs in: the right password answers the view with a token that then authenticates', async () => {
+    const signIn = await call(s.url, 'POST', '/api/users/login', {
+      json: { user: { email: 'bob@example.com', password: 'correct horse' } },
+    });
+    expect(signIn.status).toBe(200);
+    expect(signIn.body).toEqual({ user: { email: 'bob@example.com', username: 'bob', token: expect.any(String) } });
+    const authorization = `Token ${signIn.body.user.token}`;
+    const updated = await call(s.url, 'PUT', '/api/user', {
+      json: { user: { bio: 'Hi' } },
+      headers: { authorization },
+    });
+    expect(updated.status).toBe(200);
+    expect(updated.body.user).toMatchObject({ username: 'bob', bio: 'Hi', token: expect.any(String) });
+    const missing = await call(s.url, 'POST', '/api/users/login', { json: { user: { email: 'bob@example.com' } } });
+    expect(missing.status).toBe(422);
+    expect(missing.body).toEqual({ errors: { password: ["can't be blank"] } });
+  });
+
+  it('answers a wrong password and an unknown user alike, then limits failed sign-ins', async () => {
+    const wrong = await call(s.url, 'POST', '/api/users/login', {
+      json: { user: { email: 'bob@example.com', password: 'wrong horse' } },
+    });
+    const unknown = await call(s.url, 'POST', '/api/users/login', {
+      json: { user: { email: 'nobody@example.com', password: 'wrong horse' } },
+    });
+    for (const r of [wrong, unknown]) {
+      expect(r.status).toBe(422);
+      expect(r.body).toEqual({ errors: { 'email or password': ['is invalid'] } });
+      expect(r.headers.get('www-authenticate')).toBeNull();
+    }
+    let limited: Awaited<ReturnType<typeof call>> | undefined;
+    for (let i = 0; i < 12 && !limited; i++) {
+      const r = await call(s.url, 'POST', '/api/users/login', {
+        json: { user: { email: 'bob@example.com', password: `guess ${i}` } },
+      });
+      if (r.status === 429) limited = r;
+      else expect(r.status).toBe(422);
+    }
+    expect(limited?.headers.get('retry-after')).toMatch(/^\d+$/);
+    const right = await call(s.url, 'POST', '/api/users/login', {
+      json: { user: { email: 'bob@example.com', password: 'correct horse' } },
+    });
+    expect(right.status).toBe(429);
+    expect(right.text).not.toContain('token');
+  });
+
+  it('documents sign-in as public, and the token beside the view in every session answer', async () => {
+    const doc = (await call(s.url, 'GET', '/openapi.json')).body;
+    const signIn = doc.paths['/api/users/login'].post;
+    expect(signIn.security).toEqual([]);
+    expect(signIn.requestBody.content['application/json'].schema.properties.user.required).toEqual([
+      'email',
+      'password',
+    ]);
+    const answer = signIn.responses['200'].content['application/json'].schema.properties.user;
+    expect(Object.keys(answer.properties)).toEqual(['email', 'username', 'bio', 'token']);
+    expect(Object.keys(signIn.responses)).toEqual(expect.arrayContaining(['422', '429']));
+    const me = doc.paths['/api/user'].get.responses['200'].content['application/json'].schema.properties.user;
+    expect(me.required).toContain('token');
+  });
+
   it('documents the word: an apiKey in the Authorization header, described', async () => {
     const doc = (await call(s.url, 'GET', '/openapi.json')).body;
     expect(doc.components.securitySchemes.token).toEqual({

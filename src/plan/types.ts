@@ -157,6 +157,18 @@ export interface ResourcePlan {
   readonly object?: string;
   /** How this resource's records travel: naming, envelopes, paging (endpoints.wire and its own `wire`). */
   readonly wire: WirePlan;
+  /** A user store that signs up and signs in (endpoints.<R>.session). */
+  readonly session?: SessionPlan;
+}
+
+/** Sign-up (create), sign-in and the caller's own record, answered with a token signed by `scheme`. */
+export interface SessionPlan {
+  readonly scheme: string;
+  readonly field: string;
+  readonly identifier: string;
+  readonly password: string;
+  readonly signIn: string;
+  readonly expiresInMs: number;
 }
 
 export type PagingStyle = 'cursor' | 'offset' | 'page' | 'starting_after';

@@ -172,6 +172,12 @@ export const DIAGNOSTIC_CODES = {
     summary: 'The state field is also declared as an ordinary field of another type.',
   },
   // endpoints
+  'invalid-session': {
+    severity: 'error',
+    part: 'endpoints',
+    summary:
+      'A session that cannot work: its scheme cannot sign, its identifier or password field is missing, its token member is taken.',
+  },
   'unknown-operation-resource': {
     severity: 'error',
     part: 'endpoints',

@@ -66,6 +66,30 @@ export const authDocs = (plan: Plan): DocSection => {
       ' unless its entry under Endpoints says otherwise.',
     ),
   ];
+  for (const r of plan.resources) {
+    const session = r.session;
+    if (!session) continue;
+    const word = plan.auth.schemes.get(session.scheme)?.scheme ?? 'Bearer';
+    blocks.push(
+      paragraph(
+        `Signing in: ${r.name} is a user store. Creating one signs up (the `,
+        code(session.password),
+        ' is stored as an scrypt hash); ',
+        code(`POST ${plan.service.basePath}${session.signIn}`),
+        ' takes ',
+        code(session.identifier),
+        ' and ',
+        code(session.password),
+        ', answers an unknown user and a wrong password alike, and counts failures (10 a minute per identifier and per address, then 429). Both, and the caller’s own record, answer with ',
+        code(session.field),
+        `: a JWT signed with the secret of `,
+        code(session.scheme),
+        `, good for ${Math.round(session.expiresInMs / 3_600_000)} h, sent back as `,
+        code(`Authorization: ${word} <token>`),
+        '.',
+      ),
+    );
+  }
   const roles = Object.entries(auth.roles ?? {});
   if (roles.length)
     blocks.push(

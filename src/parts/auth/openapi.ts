@@ -34,6 +34,8 @@ const routeKinds = (
       });
     if (r.states)
       out.push({ method: 'get', path: `${base}${r.itemPath}/history`, kind: { resource: r.name, action: 'history' } });
+    if (r.session)
+      out.push({ method: 'post', path: `${base}${r.session.signIn}`, kind: { resource: r.name, action: 'signIn' } });
   }
   for (const c of plan.custom)
     out.push({ method: c.method.toLowerCase(), path: `${base}${c.path}`, kind: { action: c.name, custom: true } });

@@ -78,6 +78,8 @@ export const planAuth = (spec: ServiceSpec): AuthPlan => {
         roles: override?.roles ?? [],
       });
     }
+    // Signing in is how a caller gets credentials: anyone may try (the failed-login limiter stands guard).
+    if (entry?.session) routes.set(`${name}.signIn`, { access: { kind: 'public' }, roles: [] });
     const machine = machineOf(resource);
     if (!machine) continue;
     for (const [transition, t] of transitionMap(resource))

@@ -9,6 +9,7 @@ import { customOperation } from './custom-openapi.ts';
 import { filterParameters } from './filter-openapi.ts';
 import { pageExample, pagingParameters } from './paging-openapi.ts';
 import { routeParameters } from './path-openapi.ts';
+import { signInOperation, withSessionToken } from './session-openapi.ts';
 import { exampleInEnvelope, inEnvelope } from './wire-openapi.ts';
 
 export type PathItem = Record<string, OpenApiObject>;
@@ -131,13 +132,17 @@ export const resourcePaths = (plan: Plan, resource: ResourcePlan): Record<string
     ),
   });
   // Answers of one record: in the single-record envelope when the wire has one.
-  const answered = (op: Operation, description: string, headers: string[]) =>
-    success(
+  // A session resource answers sign-up and the caller's own record with a fresh token beside the record.
+  const answered = (op: Operation, description: string, headers: string[], self = false) => {
+    const { session } = resource;
+    const shown = session && (op === 'create' || self) ? withSessionToken(plan, resource, session, op) : answer(op);
+    return success(
       description,
-      inEnvelope(resource, answer(op).schema),
-      exampleInEnvelope(resource, answer(op).example),
+      inEnvelope(resource, shown.schema),
+      exampleInEnvelope(resource, shown.example),
       headers,
     );
+  };
   const plural = pluralize(resource.name);
   const operation = (route: ResourceRoute): OpenApiObject => {
     const params = routeParameters(plan, resource, route);
@@ -179,7 +184,7 @@ export const resourcePaths = (plan: Plan, resource: ResourcePlan): Record<string
           tags,
           parameters: [...params, ...headerParams('RequestId')],
           responses: {
-            '200': answered('get', `The ${resource.name}.`, ['ETag']),
+            '200': answered('get', `The ${resource.name}.`, ['ETag'], route.self),
             ...errors('get'),
           },
         };
@@ -194,7 +199,7 @@ export const resourcePaths = (plan: Plan, resource: ResourcePlan): Record<string
             'application/merge-patch+json',
           ]),
           responses: {
-            '200': answered('update', `The updated ${resource.name}.`, ['ETag', 'Idempotent-Replayed']),
+            '200': answered('update', `The updated ${resource.name}.`, ['ETag', 'Idempotent-Replayed'], route.self),
             ...errors('update'),
           },
         };
@@ -206,7 +211,7 @@ export const resourcePaths = (plan: Plan, resource: ResourcePlan): Record<string
           parameters: [...params, ...headerParams('IfMatch', 'IdempotencyKey', 'RequestId')],
           requestBody: body(names.create, exampleCreate(resource, plan.resourcesByName)),
           responses: {
-            '200': answered('replace', `The replaced ${resource.name}.`, ['ETag', 'Idempotent-Replayed']),
+            '200': answered('replace', `The replaced ${resource.name}.`, ['ETag', 'Idempotent-Replayed'], route.self),
             ...errors('replace'),
           },
         };
@@ -224,6 +229,10 @@ export const resourcePaths = (plan: Plan, resource: ResourcePlan): Record<string
   for (const route of resource.routes) {
     const path = `${base}${route.path}`;
     out[path] = { ...out[path], [route.method.toLowerCase()]: operation(route) };
+  }
+  if (resource.session) {
+    const path = `${base}${resource.session.signIn}`;
+    out[path] = { ...out[path], post: signInOperation(plan, resource, resource.session) };
   }
   return out;
 };

@@ -8,12 +8,15 @@ import type {
   StateMachinePlan,
 } from '../../plan/types.ts';
 import type { ServiceSpec } from '../../spec/schema.ts';
+import { parseDuration } from '../../spec/units.ts';
 import { collectionSegment } from '../resources/naming.ts';
 import type { ResourceSpec } from '../resources/schema.ts';
 import { keyModel } from './path-binding.ts';
 import { boundPath, defaultItemPath, planParentParams, planRoutes } from './route-plan.ts';
 import type { ResourceEndpointsSpec } from './schema.ts';
 import { planWire, serviceWire } from './wire-plan.ts';
+
+const DAY_MS = 86_400_000;
 
 export const DEFAULT_OPERATIONS: readonly Operation[] = ['list', 'get', 'create', 'update', 'delete'];
 export const DEFAULT_PAGE_SIZE = 20;
@@ -44,7 +47,16 @@ export const planResourceEndpoints = (
   maxPageSize: number,
 ): Pick<
   ResourcePlan,
-  'collectionPath' | 'itemPath' | 'parentParams' | 'operations' | 'list' | 'wire' | 'key' | 'routes' | 'item'
+  | 'collectionPath'
+  | 'itemPath'
+  | 'parentParams'
+  | 'operations'
+  | 'list'
+  | 'wire'
+  | 'key'
+  | 'routes'
+  | 'item'
+  | 'session'
 > => {
   const entry = resourceEndpointsSpec(spec, name);
   const model = keyModel(spec);
@@ -79,6 +91,18 @@ export const planResourceEndpoints = (
     key: model.keyOf(name),
     item: boundPath(model, name, itemPath, true, parentParams),
     routes: planRoutes(model, name, entry, operations, { collection: collectionPath, item: itemPath }, parentParams),
+    ...(entry?.session
+      ? {
+          session: {
+            scheme: entry.session.scheme,
+            field: entry.session.field ?? 'token',
+            identifier: entry.session.identifier,
+            password: entry.session.password ?? 'password',
+            signIn: entry.session.signIn,
+            expiresInMs: parseDuration(entry.session.expiresIn ?? '24h') ?? DAY_MS,
+          },
+        }
+      : {}),
   };
 };
 
