@@ -1,21 +1,14 @@
 import type { Plan } from '../../plan/types.ts';
 import type { Store } from '../../storage/index.ts';
 import { ApiError } from '../errors/api-error.ts';
-import {
-  authorization,
-  basicUserOnly,
-  type CredentialSource,
-  cookieValue,
-  headerValue,
-  queryValue,
-} from './credentials.ts';
+import { authorization, type CredentialSource, cookieValue, headerValue, queryValue } from './credentials.ts';
 import { FailureLimiter } from './failure-limiter.ts';
 import type { Access } from './plan.ts';
 import type { Principal } from './principal.ts';
 import { basicAuthenticator, userStoreOf } from './scheme-basic.ts';
 import { jwtAuthenticator } from './scheme-jwt.ts';
-import { keyAuthenticator } from './scheme-key.ts';
-import type { SchemeSpec } from './scheme-types.ts';
+import { authorizationKey, keyAuthenticator } from './scheme-key.ts';
+import type { CompiledScheme, SchemeSpec } from './scheme-types.ts';
 
 export type { Access } from './plan.ts';
 
@@ -32,19 +25,6 @@ export interface AuthRequest extends CredentialSource {
   readonly raw?: { readonly rawHeaders: readonly string[] };
 }
 
-interface CompiledScheme {
-  readonly name: string;
-  /** Where the credential sits: schemes that share a place share one credential. */
-  readonly place: string;
-  readonly challenge: string;
-  readonly fromCookie: boolean;
-  /** The credential, read only from the place the spec declares; undefined when absent. */
-  readonly read: (source: CredentialSource) => string | undefined;
-  readonly verify: (credential: string, request: AuthRequest) => Promise<Principal>;
-  /** The principal of a credential verified before and still good, without any I/O; undefined otherwise. */
-  readonly known?: (credential: string) => Principal | undefined;
-}
-
 const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 const authorizationLines = (raw: readonly string[]): number => {
@@ -55,32 +35,6 @@ const authorizationLines = (raw: readonly string[]): number => {
 const quoted = (s: string) => `"${s.replace(/["\\]/g, '')}"`;
 /** RFC 6750 challenges (Bearer, or the spec's own word such as Token) say why a token was refused. */
 const isTokenChallenge = (c: string) => !c.startsWith('Basic ') && !c.startsWith('ApiKey ');
-
-/** An API key in Authorization: as the Bearer token, or as the Basic user name with an empty password. */
-const authorizationKey = (
-  name: string,
-  where: 'bearer' | 'basic',
-  realm: string,
-  keys: ReturnType<typeof keyAuthenticator>,
-): CompiledScheme => {
-  const keyOf = where === 'bearer' ? (credential: string) => credential : basicUserOnly;
-  return {
-    known: (credential) => {
-      const key = keyOf(credential);
-      return key === undefined ? undefined : keys.known(key);
-    },
-    name,
-    place: `authorization:${where}`,
-    challenge: where === 'bearer' ? `Bearer realm=${realm}` : `Basic realm=${realm}, charset="UTF-8"`,
-    fromCookie: false,
-    read: (s) => authorization(s, where),
-    verify: (credential) => {
-      const key = keyOf(credential);
-      if (key === undefined) throw new ApiError('invalid_credentials', 'The API key is not valid.');
-      return keys.verify(key);
-    },
-  };
-};
 
 const compileScheme = (
   warn: (message: string) => void,

@@ -1,7 +1,9 @@
 import type { Store } from '../../storage/index.ts';
 import { ApiError } from '../errors/api-error.ts';
+import { authorization, basicUserOnly } from './credentials.ts';
 import { parseApiKey, verifyApiKey } from './keys.ts';
 import type { Principal } from './principal.ts';
+import type { CompiledScheme } from './scheme-types.ts';
 
 const MAX_REMEMBERED = 10_000;
 
@@ -46,4 +48,30 @@ export const keyAuthenticator = (scheme: string, store: Store, now: () => Date, 
     return principal;
   };
   return { known, verify };
+};
+
+/** An apiKey scheme read from Authorization: as the Bearer token, or as the Basic user name with an empty password. */
+export const authorizationKey = (
+  name: string,
+  where: 'bearer' | 'basic',
+  realm: string,
+  keys: ReturnType<typeof keyAuthenticator>,
+): CompiledScheme => {
+  const keyOf = where === 'bearer' ? (credential: string) => credential : basicUserOnly;
+  return {
+    known: (credential) => {
+      const key = keyOf(credential);
+      return key === undefined ? undefined : keys.known(key);
+    },
+    name,
+    place: `authorization:${where}`,
+    challenge: where === 'bearer' ? `Bearer realm=${realm}` : `Basic realm=${realm}, charset="UTF-8"`,
+    fromCookie: false,
+    read: (s) => authorization(s, where),
+    verify: (credential) => {
+      const key = keyOf(credential);
+      if (key === undefined) throw new ApiError('invalid_credentials', 'The API key is not valid.');
+      return keys.verify(key);
+    },
+  };
 };

@@ -35,7 +35,7 @@ export const checkSession = (ctx: CheckContext, name: string, resource: Raw, ses
   }
   const password = typeof session.password === 'string' ? session.password : 'password';
   const passwordField = fields.get(password);
-  if (!passwordField || passwordField.type !== 'string')
+  if (passwordField?.type !== 'string')
     report(
       session.password === undefined ? undefined : 'password',
       `${name} has no string field "${password}" to hold the password (sign-in checks it)`,
