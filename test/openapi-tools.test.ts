@@ -30,6 +30,8 @@ const specFiles = [
   // Natural keys, nested keys, the caller's own record, integer and UUIDv7 ids.
   'test/fixtures/paths/service.yaml',
   'test/fixtures/relations/service.yaml',
+  // Error payload presets, remapped codes, key and token words (issue 17 items 9–11).
+  ...readdirSync('test/fixtures/errauth').map((f) => join('test/fixtures/errauth', f)),
 ];
 
 const planOf = async (file: string) => {

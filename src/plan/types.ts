@@ -216,6 +216,18 @@ export interface ResourcePlan {
   readonly lists: readonly NamedListPlan[];
   /** This resource is a join of the caller and a target, added and removed through one path. */
   readonly relation?: RelationPlan;
+  /** A user store that signs up and signs in (endpoints.<R>.session). */
+  readonly session?: SessionPlan;
+}
+
+/** Sign-up (create), sign-in and the caller's own record, answered with a token signed by `scheme`. */
+export interface SessionPlan {
+  readonly scheme: string;
+  readonly field: string;
+  readonly identifier: string;
+  readonly password: string;
+  readonly signIn: string;
+  readonly expiresInMs: number;
 }
 
 export type PagingStyle = 'cursor' | 'offset' | 'page' | 'starting_after';
@@ -339,11 +351,27 @@ export interface ErrorEntryPlan {
   readonly builtIn: boolean;
 }
 
+/** How one code's occurrences read, beyond its catalogue entry (errors.remap). */
+export interface ErrorWording {
+  readonly message?: string;
+  readonly field?: string;
+  readonly type?: string;
+}
+
 export interface ErrorsPlan {
-  readonly format: 'problem+json' | 'custom';
+  readonly format: 'problem+json' | 'custom' | 'per-field' | 'stripe' | 'github';
   readonly typeBase: string;
+  /** Built-in and service codes, with the spec's remapped statuses and titles. */
   readonly catalogue: ReadonlyMap<string, ErrorEntryPlan>;
+  /** The payload template of every format but problem+json (a preset's, or the spec's own). */
   readonly payload?: unknown;
+  readonly wording: ReadonlyMap<string, ErrorWording>;
+  /** Field codes renamed on the wire ("*": every other). */
+  readonly fieldCodes: ReadonlyMap<string, string>;
+  readonly fieldMessages: ReadonlyMap<string, string>;
+  /** "{type}" by code, then by status class (4xx, 5xx). */
+  readonly types: ReadonlyMap<string, string>;
+  readonly documentation?: string;
 }
 
 export interface LimitsPlan {
