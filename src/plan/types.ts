@@ -294,4 +294,32 @@ export interface LimitsPlan {
     readonly endpoints: ReadonlyMap<string, Rate>;
   };
   readonly quotas: ReadonlyMap<string, Rate>;
+  /** Sizes, time-outs and overload beyond the four above (limits.size, limits.timeouts, limits.overload). */
+  readonly guards: GuardsPlan;
+}
+
+/** What the limits part enforces on every request besides rates and quotas. Route maps are keyed by routeKey(). */
+export interface GuardsPlan {
+  /** Most items any array of a body may hold. */
+  readonly arrayItems: number;
+  /** Longest request target (path and query), in bytes: 414 past it. */
+  readonly urlBytes: number;
+  /** Node's maxHeaderSize: request line and headers together; 431 past it. */
+  readonly headerBytes: number;
+  /** Body limits of single routes, in bytes. */
+  readonly bodyBytes: ReadonlyMap<string, number>;
+  /** Time to receive the request line and headers; 408 past it. */
+  readonly headersTimeoutMs: number;
+  /** Time to receive the whole request; 408 past it. */
+  readonly receiveTimeoutMs: number;
+  /** Time budgets of single routes. */
+  readonly timeoutMs: ReadonlyMap<string, number>;
+  readonly overload?: OverloadPlan;
+}
+
+export interface OverloadPlan {
+  readonly lagMs: number;
+  readonly retryAfterS: number;
+  /** Routes answered even while overloaded (the health checks always are). */
+  readonly critical: ReadonlySet<string>;
 }

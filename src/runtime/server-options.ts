@@ -17,4 +17,6 @@ export interface ServerOptions {
   readonly webhookPollMs?: number;
   /** The resolver webhook deliveries connect through (tests stub DNS with it); node's by default. */
   readonly lookup?: LookupFunction;
+  /** The event loop's lag in ms as `limits.overload` reads it (tests inject one); a sampled timer by default. */
+  readonly eventLoopLag?: () => number;
 }

@@ -1,16 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, LogController } from 'fastify';
 import { createAccess } from '../parts/auth/access.ts';
 import { authPart } from '../parts/auth/auth-part.ts';
 import { passwordFieldsOf } from '../parts/auth/passwords.ts';
 import { endpointsPart } from '../parts/endpoints/endpoints-part.ts';
+import { ApiError } from '../parts/errors/api-error.ts';
 import { createProblemRenderer } from '../parts/errors/runtime.ts';
 import { eventsPart } from '../parts/events/events-part.ts';
+import { formatBytes } from '../parts/limits/docs.ts';
+import { installOverloadGuard } from '../parts/limits/overload.ts';
 import { statesPart } from '../parts/states/states-part.ts';
 import type { Plan } from '../plan/types.ts';
 import { registerBodyReader } from './body.ts';
 import type { RuntimeContext } from './context.ts';
 import { docsPart } from './docs-part.ts';
+import { sendProblem } from './errors.ts';
 import { healthPart } from './health-part.ts';
 import { startIdempotencySweeper } from './idempotency.ts';
 import type { ServerPart } from './part.ts';
@@ -39,6 +43,7 @@ const apiKeyHeaders = (plan: Plan): string[] =>
 /** Assembles the HTTP service from a plan: the parts install into one pipeline, compiled once, here. */
 export const createServer = async (plan: Plan, options: ServerOptions): Promise<FastifyInstance> => {
   const render = createProblemRenderer(plan.errors);
+  const { guards } = plan.limits;
   const app = Fastify({
     logger: {
       level: options.logLevel ?? 'info',
@@ -50,8 +55,8 @@ export const createServer = async (plan: Plan, options: ServerOptions): Promise<
     },
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: plan.limits.bodyBytes,
-    // The spec's request budget; Node checks it every connectionsCheckingInterval (below).
-    requestTimeout: plan.limits.requestTimeoutMs,
+    // Receiving the whole request (limits.timeouts.body); Node checks it every connectionsCheckingInterval (below).
+    requestTimeout: guards.receiveTimeoutMs,
     connectionTimeout: 0,
     keepAliveTimeout: 5_000,
     forceCloseConnections: 'idle',
@@ -63,9 +68,20 @@ export const createServer = async (plan: Plan, options: ServerOptions): Promise<
     },
     routerOptions: { maxParamLength: 256, ignoreTrailingSlash: false },
     frameworkErrors: frameworkErrors(render),
-    clientErrorHandler: clientErrorHandler(render),
+    clientErrorHandler: clientErrorHandler(render, guards.headerBytes),
   });
-  app.server.headersTimeout = Math.min(20_000, plan.limits.requestTimeoutMs);
+  const server = app.server as typeof app.server & { maxHeaderSize?: number; connectionsCheckingInterval: number };
+  server.headersTimeout = guards.headersTimeoutMs;
+  server.maxHeaderSize = guards.headerBytes;
+  // Node looks for slow headers and bodies only this often (30 s by default, so a 20 s limit cut at 20–50 s): at
+  // most 1 s, and a tenth of the shorter time-out, so a client is cut within about a second of the declared time.
+  server.connectionsCheckingInterval = Math.max(
+    10,
+    Math.min(1_000, Math.floor(Math.min(guards.headersTimeoutMs, guards.receiveTimeoutMs) / 10)),
+  );
+  const early = (error: ApiError, reply: FastifyReply) =>
+    sendProblem(render, reply, error, reply.request.url.split('?')[0] ?? '');
+  if (guards.overload) installOverloadGuard(app, guards.overload, early, options.eventLoopLag);
 
   const passwordFields = passwordFieldsOf(plan);
   const ctx: RuntimeContext = {
@@ -83,8 +99,10 @@ export const createServer = async (plan: Plan, options: ServerOptions): Promise<
   // delivery worker slows down while they saturate the process): no second listener on the server.
   let served = 0;
   const { drain } = options;
+  const tooLong = `The request target is longer than ${formatBytes(guards.urlBytes)}.`;
   app.addHook('onRequest', (request, reply, done) => {
     served++;
+    if (request.url.length > guards.urlBytes) return early(new ApiError('uri_too_long', tooLong), reply);
     // Once closing, Fastify marks every answer `Connection: close`; early in a drain it must not (drain.ts).
     if (drain?.draining && drain.keepsConnection()) reply.raw.removeHeader('connection');
     reply.header('x-request-id', request.id);

@@ -302,6 +302,12 @@ export const DIAGNOSTIC_CODES = {
     part: 'limits',
     summary: 'A limit names an endpoint or operation that does not exist.',
   },
+  'limit-conflict': {
+    severity: 'error',
+    part: 'limits',
+    summary:
+      'Two limits contradict each other (a URL limit not below the header limit, a header time-out past the body one).',
+  },
   // versioning
   'duplicate-version': { severity: 'error', part: 'versioning', summary: 'Two versions share an id.' },
   'unknown-version': {
