@@ -80,6 +80,18 @@ describe('shedding on event-loop lag (limits.overload)', () => {
   });
 });
 
+describe('the OpenAPI document', () => {
+  it('says which operations may answer 503 overloaded: not the critical routes, not the health checks', async () => {
+    const doc = (await call(s.url, 'GET', '/openapi.json', { headers })).body;
+    const examples = (path: string) =>
+      Object.keys(doc.paths[path].get.responses['503']?.content?.['application/problem+json']?.examples ?? {});
+    expect(examples('/items')).toEqual(expect.arrayContaining(['overloaded', 'timeout']));
+    expect(examples('/items/{id}')).not.toContain('overloaded');
+    expect(examples('/items/{id}')).toContain('timeout');
+    expect(JSON.stringify(doc.paths['/healthz'].get.responses)).not.toContain('overloaded');
+  });
+});
+
 describe('the lag reading', () => {
   it('a sampled timer reads a blocked event loop as lag, before the I/O that queued meanwhile', async () => {
     const sampler = sampleEventLoopLag(10);
@@ -90,7 +102,11 @@ describe('the lag reading', () => {
       while (performance.now() - start < 100) {
         /* busy */
       }
-      await waitFor(() => sampler.lag() >= 80, () => `a lag of at least 80 ms (read ${sampler.lag()})`, 1);
+      await waitFor(
+        () => sampler.lag() >= 80,
+        () => `a lag of at least 80 ms (read ${sampler.lag()})`,
+        1,
+      );
     } finally {
       sampler.stop();
     }

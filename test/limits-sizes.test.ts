@@ -149,3 +149,15 @@ describe('URL and header sizes (limits.size.url, limits.size.headers)', () => {
     expect(fits.status).toBe(200);
   });
 });
+
+describe('the OpenAPI document', () => {
+  it('documents 408, 413 and 414 where they apply', async () => {
+    const doc = (await call(s.url, 'GET', '/openapi.json')).body;
+    const statuses = (path: string, method: string) => Object.keys(doc.paths[path][method].responses);
+    expect(statuses('/items/{id}', 'patch')).toEqual(expect.arrayContaining(['400', '408', '413', '414', '503']));
+    expect(statuses('/items', 'get')).toEqual(expect.arrayContaining(['414', '503']));
+    expect(statuses('/items', 'get')).not.toContain('413');
+    const problems = doc.paths['/items'].post.responses['400'].content['application/problem+json'].examples;
+    expect(Object.keys(problems)).toEqual(expect.arrayContaining(['too_deep', 'too_many_items']));
+  });
+});

@@ -7,6 +7,7 @@ import { eventDocs } from '../parts/events/event-schemas.ts';
 import { callbackAdminApi, eventLogApi } from '../parts/events/log-openapi.ts';
 import { eventWebhooks } from '../parts/events/openapi.ts';
 import { webhookEndpointsApi } from '../parts/events/webhook-endpoints-openapi.ts';
+import { applyLimitAnswers } from '../parts/limits/openapi.ts';
 import { emptyComponents, type OpenApiComponents, type OpenApiObject } from '../parts/openapi-model.ts';
 import { purposeInfo } from '../parts/purpose/openapi.ts';
 import { pluralize } from '../parts/resources/naming.ts';
@@ -73,6 +74,7 @@ export const buildOpenApi = (plan: Plan): Record<string, unknown> => {
   for (const api of builtIns) Object.assign(components.schemas, api.schemas);
   for (const { method, path, operation } of builtInOperations) paths[path] = { ...paths[path], [method]: operation };
   applySecurity(plan, paths, builtInOperations);
+  applyLimitAnswers(plan, paths);
   const pushed = eventWebhooks(plan, eventDocs(plan, new Set(Object.keys(components.schemas))));
   if (pushed) {
     Object.assign(components.schemas, pushed.schemas);
