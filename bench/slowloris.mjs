@@ -99,13 +99,14 @@ const open = () => {
   const opened = performance.now();
   let answer = '';
   sockets.add(socket);
-  socket.on('connect', () =>
+  socket.on('connect', () => {
     socket.write(
       ATTACK === 'body'
         ? `POST /items HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{`
         : `GET /items/${ids[0]} HTTP/1.1\r\nHost: x\r\n`,
-    ),
-  );
+    );
+    socket.started = true;
+  });
   socket.on('data', (c) => {
     answer += c.toString('latin1');
   });
@@ -115,13 +116,16 @@ const open = () => {
     if (!attacking) return;
     cut.count++;
     if (answer.startsWith('HTTP/1.1 408')) cut.with408++;
+    else if (env.DEBUG)
+      log('cut without 408:', Math.round(performance.now() - opened), JSON.stringify(answer.slice(0, 40)));
     cut.lifetimes.push(performance.now() - opened);
     setImmediate(open);
   });
 };
 for (let i = 0; i < ATTACKERS; i++) open();
 const trickle = setInterval(() => {
-  for (const s of sockets) if (!s.destroyed) s.write(ATTACK === 'body' ? ' ' : 'X');
+  // Only sockets whose request line went out: a byte written before it would make a malformed request (400).
+  for (const s of sockets) if (s.started && !s.destroyed) s.write(ATTACK === 'body' ? ' ' : 'X');
 }, TRICKLE_MS);
 await new Promise((r) => setTimeout(r, 1000));
 log(`attack: ${ATTACKERS} slow ${ATTACK} connections, one byte every ${TRICKLE_MS} ms; measuring again`);
