@@ -47,6 +47,7 @@ describe('shedding on event-loop lag (limits.overload)', () => {
         const r = await call(s.url, method, path, { json: method === 'POST' ? { name: 'shed' } : undefined, headers });
         expectProblem(r, 503, 'overloaded');
         expect(r.headers.get('retry-after'), path).toBe('3');
+        expect(r.headers.get('x-content-type-options'), path).toBe('nosniff');
       }
       // Before authentication: a caller without credentials costs no key lookup either.
       expectProblem(await call(s.url, 'GET', '/items'), 503, 'overloaded');

@@ -123,11 +123,12 @@ describe('page size (limits.size.pageSize)', () => {
 describe('URL and header sizes (limits.size.url, limits.size.headers)', () => {
   it('a request target over the URL limit is 414 uri_too_long naming it, without echoing the URL', async () => {
     const long = `/items?x=${'a'.repeat(1_100)}`;
-    for (const path of [long, `/nowhere${long}`]) {
+    for (const path of [long, `/nowhere${long}`, `/items${'/aaaaaaaaaa'.repeat(110)}`]) {
       const r = await call(s.url, 'GET', path);
       expectProblem(r, 414, 'uri_too_long');
       expect(r.body.detail).toBe('The request target is longer than 1 KiB.');
       expect(r.text).not.toContain('aaaa');
+      expect([r.headers.get('x-content-type-options'), r.headers.get('x-request-id')?.length]).toEqual(['nosniff', 36]);
     }
     // Just under the limit the request is routed as usual (here: to no route).
     const under = `/nowhere${'/abcdefghij'.repeat(90)}`;

@@ -79,8 +79,13 @@ export const createServer = async (plan: Plan, options: ServerOptions): Promise<
     10,
     Math.min(1_000, Math.floor(Math.min(guards.headersTimeoutMs, guards.receiveTimeoutMs) / 10)),
   );
-  const early = (error: ApiError, reply: FastifyReply) =>
-    sendProblem(render, reply, error, reply.request.url.split('?')[0] ?? '');
+  /** An answer from a global hook, before the route's own steps: the same headers every answer carries. */
+  const early = (error: ApiError, reply: FastifyReply): void => {
+    reply.header('x-request-id', reply.request.id);
+    reply.header('x-content-type-options', 'nosniff');
+    // A URL too long to serve is not echoed, not even its path.
+    sendProblem(render, reply, error, error.code === 'uri_too_long' ? '' : (reply.request.url.split('?')[0] ?? ''));
+  };
   if (guards.overload) installOverloadGuard(app, guards.overload, early, options.eventLoopLag);
 
   const passwordFields = passwordFieldsOf(plan);
@@ -102,12 +107,13 @@ export const createServer = async (plan: Plan, options: ServerOptions): Promise<
   const tooLong = `The request target is longer than ${formatBytes(guards.urlBytes)}.`;
   app.addHook('onRequest', (request, reply, done) => {
     served++;
-    if (request.url.length > guards.urlBytes) return early(new ApiError('uri_too_long', tooLong), reply);
     // Once closing, Fastify marks every answer `Connection: close`; early in a drain it must not (drain.ts).
     if (drain?.draining && drain.keepsConnection()) reply.raw.removeHeader('connection');
     reply.header('x-request-id', request.id);
     reply.header('x-content-type-options', 'nosniff');
-    done();
+    // Answered here, before routing's work (authentication, the body) and without echoing the URL.
+    if (request.url.length > guards.urlBytes) early(new ApiError('uri_too_long', tooLong), reply);
+    else done();
   });
   // Below 'info' (e.g. --log-level warn) the request lines would be dropped anyway: skip the hook entirely.
   if ((app.log as FastifyBaseLogger & { isLevelEnabled(level: string): boolean }).isLevelEnabled('info')) {
