@@ -28,6 +28,7 @@ export default defineConfig({
       'test/shapes-*.test.ts',
       'test/states-orders.test.ts',
       'test/states-timers.test.ts',
+      'test/versioning-*.test.ts',
       'test/webhook-verify.test.ts',
       'test/webhooks-signing-payloads.test.ts',
       'test/webhooks-ssrf.test.ts',

@@ -134,8 +134,10 @@ describe('views and computed fields', () => {
 
   it('answers GET, create and update with the computed fields, and refuses them on write', async () => {
     const id = articles[4] as string;
+    counts.reads = 0;
     const got = await call(s.url, 'GET', `/articles/${id}`, { headers: as.bob });
     expect(got.body).toMatchObject({ id, favorited: true, favoritesCount: 2 });
+    expect(counts.reads).toBe(1); // the record and its computed fields in one query
     const anon = await call(s.url, 'GET', `/articles/${id}`);
     expect(anon.body).toMatchObject({ id, favorited: false, favoritesCount: 2 });
     const created = await call(s.url, 'POST', '/articles', {
@@ -206,5 +208,61 @@ describe('views and computed fields', () => {
     valid('UserProfile', (await call(s.url, 'GET', `/users/${users.ann}`, { headers: as.bob })).body);
     valid('Article', (await call(s.url, 'GET', `/articles/${articles[0]}`, { headers: as.bob })).body);
     valid('ArticlePage', (await call(s.url, 'GET', '/articles?expand=author', { headers: as.bob })).body);
+  });
+});
+
+describe('views and computed fields on a snake_case wire', () => {
+  const SNAKE = `
+ninefold: 1
+service: { name: views-snake }
+resources:
+  User:
+    fields:
+      userName: { type: string, required: true, unique: true }
+      bio: { type: string }
+    views:
+      Profile:
+        fields: [userName, bio, createdAt]
+        computed:
+          followerCount: { type: integer, cel: "count(Follow, f, f.followee == record.id)" }
+  Follow:
+    fields:
+      follower: { type: ref, to: User, required: true }
+      followee: { type: ref, to: User, required: true, view: Profile }
+endpoints:
+  wire: { naming: snake_case }
+  User:
+    overrides:
+      get: { view: Profile }
+  Follow: { operations: [create, list] }
+`;
+  let s: Served;
+  beforeAll(async () => {
+    s = await servePlan(planOf(SNAKE));
+  });
+  afterAll(() => s?.close({ remove: true }));
+
+  it("renames a view's fields and computed fields as the wire names every field, in answers and in the document", async () => {
+    const ann = (await call(s.url, 'POST', '/users', { json: { user_name: 'ann', bio: 'hi' } })).body as { id: string };
+    const bob = (await call(s.url, 'POST', '/users', { json: { user_name: 'bob' } })).body as { id: string };
+    expect((await call(s.url, 'POST', '/follows', { json: { follower: bob.id, followee: ann.id } })).status).toBe(201);
+    const got = await call(s.url, 'GET', `/users/${ann.id}`);
+    expect(got.body).toEqual({ user_name: 'ann', bio: 'hi', created_at: expect.any(String), follower_count: 1 });
+    const page = await call(s.url, 'GET', '/follows?expand=followee');
+    const first = (page.body as { data: Array<Record<string, unknown>> }).data[0];
+    expect(first?.followee).toEqual({ user_name: 'ann', bio: 'hi', created_at: expect.any(String), follower_count: 1 });
+
+    const doc = (await call(s.url, 'GET', '/openapi.json')).body as {
+      components: { schemas: Record<string, { properties: Record<string, unknown>; examples: unknown[] }> };
+    };
+    const profile = doc.components.schemas.UserProfile;
+    expect(Object.keys(profile?.properties ?? {})).toEqual(['user_name', 'bio', 'created_at', 'follower_count']);
+    expect(Object.keys((profile?.examples[0] ?? {}) as object)).toEqual(Object.keys(profile?.properties ?? {}));
+    expect(doc.components.schemas.User?.properties).not.toHaveProperty('userName');
+    const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true }));
+    ajv.addSchema(doc, 'openapi.json');
+    const validate = ajv.getSchema('openapi.json#/components/schemas/UserProfile');
+    expect(validate?.(got.body), JSON.stringify(validate?.errors)).toBe(true);
+    expect(validate?.(profile?.examples[0]), JSON.stringify(validate?.errors)).toBe(true);
   });
 });

@@ -56,5 +56,5 @@ errors:
 limits:
   rate: { default: 100/min, by: ip }
 
-# 9 versioning: add \`versioning:\` when the API first changes in a breaking way (declared, not yet enforced).
+# 9 versioning: add \`versioning:\` when the API first changes in a breaking way (every version is served at once).
 `;

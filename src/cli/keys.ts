@@ -91,6 +91,12 @@ const CREATE_OPTIONS = {
     description: 'who the key speaks for (principal.subject)',
   },
   expires: { type: 'string', value: 'DURATION', defaultText: 'never', description: 'lifetime: 90d, 24h or P90D' },
+  'api-version': {
+    type: 'string',
+    value: 'V',
+    defaultText: 'none',
+    description: 'the API version served to requests with this key that name none (versioning)',
+  },
   ...DB_OPTION,
   ...HELP_OPTION,
 } as const satisfies OptionSpecs;
@@ -127,6 +133,12 @@ const create: Command<typeof CREATE_OPTIONS> = {
     ) {
       return fail('create', `--expires must be a duration like 90d, 24h or P90D (got "${values.expires}")`, 2);
     }
+    const apiVersion = values['api-version'];
+    const versions = plan.versioning?.ids ?? [];
+    if (apiVersion !== undefined && !versions.includes(apiVersion)) {
+      const served = versions.length ? `the spec serves ${versions.join(', ')}` : 'the spec declares no versions';
+      return fail('create', `unknown --api-version "${apiVersion}"; ${served}`, 2);
+    }
     if (![...plan.auth.schemes.values()].some((s) => s.type === 'apiKey')) {
       process.stderr.write('warning: the spec has no apiKey scheme; the key is refused until it declares one\n');
     }
@@ -138,6 +150,7 @@ const create: Command<typeof CREATE_OPTIONS> = {
         roles,
         ...(subject !== undefined ? { subject } : {}),
         ...(expiresInMs !== undefined ? { expiresInMs } : {}),
+        ...(apiVersion !== undefined ? { apiVersion } : {}),
       });
       process.stdout.write(
         [
@@ -145,6 +158,7 @@ const create: Command<typeof CREATE_OPTIONS> = {
           `  subject: ${record.subject}`,
           `  roles:   ${record.roles.join(', ')}`,
           `  expires: ${record.expiresAt ?? 'never'}`,
+          ...(record.apiVersion ? [`  version: ${record.apiVersion}`] : []),
           'The key is shown once, below; only its SHA-256 is stored.',
           key,
         ].join('\n') + '\n',

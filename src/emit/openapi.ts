@@ -13,6 +13,7 @@ import { purposeInfo } from '../parts/purpose/openapi.ts';
 import { pluralize } from '../parts/resources/naming.ts';
 import { resourceComponents } from '../parts/resources/openapi.ts';
 import { historySchema, statePaths } from '../parts/states/openapi.ts';
+import { applyVersionParameter } from '../parts/versioning/openapi.ts';
 import type { Plan } from '../plan/types.ts';
 import { healthApi } from './health-openapi.ts';
 
@@ -74,6 +75,7 @@ export const buildOpenApi = (plan: Plan): Record<string, unknown> => {
   for (const api of builtIns) Object.assign(components.schemas, api.schemas);
   for (const { method, path, operation } of builtInOperations) paths[path] = { ...paths[path], [method]: operation };
   applySecurity(plan, paths, builtInOperations);
+  applyVersionParameter(plan, paths, builtInOperations);
   applyLimitAnswers(plan, paths);
   const pushed = eventWebhooks(plan, eventDocs(plan, new Set(Object.keys(components.schemas))));
   if (pushed) {

@@ -5,6 +5,7 @@ import { planEvents } from '../parts/events/plan.ts';
 import { planLimits } from '../parts/limits/plan.ts';
 import { planService } from '../parts/purpose/plan.ts';
 import { planResource } from '../parts/resources/plan.ts';
+import { planVersioning } from '../parts/versioning/plan.ts';
 import type { ServiceSpec } from '../spec/schema.ts';
 import type { Plan } from './types.ts';
 
@@ -25,10 +26,12 @@ export const buildPlan = (spec: ServiceSpec, dir = process.cwd()): Plan => {
   const resources = Object.entries(spec.resources ?? {}).map(([name, r]) =>
     planResource(spec, name, r, limits.maxPageSize),
   );
+  const service = planService(spec);
+  const versioning = planVersioning(spec, resources, service.name);
   return deepFreeze({
     spec,
     dir,
-    service: planService(spec),
+    service,
     resources,
     resourcesByName: new Map(resources.map((r) => [r.name, r])),
     custom: planCustomEndpoints(spec),
@@ -36,5 +39,6 @@ export const buildPlan = (spec: ServiceSpec, dir = process.cwd()): Plan => {
     limits,
     auth: planAuth(spec),
     events: planEvents(spec),
+    ...(versioning ? { versioning } : {}),
   });
 };

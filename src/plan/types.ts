@@ -1,7 +1,9 @@
 import type { AuthPlan } from '../parts/auth/plan.ts';
 import type { EventsPlan } from '../parts/events/plan.ts';
 import type { ComputedQueryPlan } from '../parts/resources/computed-cel.ts';
+import type { TallyPlan } from '../parts/resources/computed-tally.ts';
 import type { FieldSpec, FieldType, NormalizeOp } from '../parts/resources/field-schema.ts';
+import type { VersioningPlan } from '../parts/versioning/plan.ts';
 import type { ServiceSpec } from '../spec/schema.ts';
 import type { Rate } from '../spec/units.ts';
 
@@ -18,6 +20,8 @@ export interface Plan {
   readonly limits: LimitsPlan;
   readonly auth: AuthPlan;
   readonly events: EventsPlan;
+  /** Part 9; undefined when the spec declares no versions. */
+  readonly versioning?: VersioningPlan;
 }
 
 export interface ServicePlan {
@@ -49,6 +53,8 @@ export interface FieldPlan {
     readonly idStyle?: IdStyle;
     /** The view of the target an expanded reference is shown as (the whole record when absent). */
     readonly view?: string;
+    /** Always shown as the record it names, in every answer, not only when a request asks with `expand`. */
+    readonly embed?: boolean;
   };
   /** An integer numbered 1, 2, 3… per value of this ref field, assigned at create (`sequence: repo`). */
   readonly sequence?: string;
@@ -211,6 +217,8 @@ export interface ComputedFieldPlan {
   readonly cel: string;
   readonly description?: string;
   readonly query: ComputedQueryPlan;
+  /** Set when the database keeps the count in a column (a plain count of records pointing here). */
+  readonly tally?: TallyPlan;
 }
 
 /** A named projection of a resource. */

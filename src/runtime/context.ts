@@ -73,6 +73,8 @@ export interface HandlerInput {
   readonly principal?: Principal;
   /** The client's address. */
   readonly ip: string;
+  /** The API version the request is served in (versioning part); undefined when the spec declares none. */
+  readonly apiVersion?: string;
   /** The request's time budget: custom handlers may watch `deadline.signal`. */
   readonly deadline?: Deadline;
   /** Verifies the caller's credentials again (a long-lived stream re-checks them); undefined on a public spec. */

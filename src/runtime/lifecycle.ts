@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../parts/auth/principal.ts';
+import type { ApiError } from '../parts/errors/api-error.ts';
 import type { HandlerOutput } from './context.ts';
 import type { PipelineRoute } from './route-spec.ts';
 
@@ -53,6 +54,8 @@ export interface Exchange {
   body: unknown;
   /** The API version the request is served in (versioning part). */
   version?: string;
+  /** Renames an error into the caller's API version (versioning part); undefined in the newest. */
+  reshapeError?: (error: ApiError) => ApiError;
   /** Set by the handler; answer steps may reshape it. */
   output?: HandlerOutput;
 }

@@ -109,6 +109,7 @@ export const createPipeline = (
       caller: principal?.subject ?? '',
       ip: request.ip,
       ...(principal ? { principal } : {}),
+      ...(exchange.version ? { apiVersion: exchange.version } : {}),
       ...(exchange.reauthenticate ? { reauthenticate: exchange.reauthenticate } : {}),
     };
   };
@@ -235,9 +236,11 @@ export const createPipeline = (
   /** Registers every route with its compiled steps, the 405s, the error and not-found answers, and the workers. */
   const build = async () => {
     // Before any route: a route keeps the error handler its context had when it was registered.
-    app.setErrorHandler((error, request, reply) =>
-      sendProblem(parts.render, reply, toApiError(error, request), pathOf(request)),
-    );
+    app.setErrorHandler((error, request, reply) => {
+      const problem = toApiError(error, request);
+      const reshape = request.exchange?.reshapeError;
+      return sendProblem(parts.render, reply, reshape ? reshape(problem) : problem, pathOf(request));
+    });
     app.setNotFoundHandler((request, reply) =>
       sendProblem(parts.render, reply, new ApiError('not_found', 'No such path.'), pathOf(request)),
     );

@@ -10,6 +10,8 @@ import { eventsPart } from '../parts/events/events-part.ts';
 import { formatBytes } from '../parts/limits/docs.ts';
 import { installOverloadGuard } from '../parts/limits/overload.ts';
 import { statesPart } from '../parts/states/states-part.ts';
+import { rewriteVersionPath } from '../parts/versioning/select.ts';
+import { versioningPart } from '../parts/versioning/versioning-part.ts';
 import type { Plan } from '../plan/types.ts';
 import { registerBodyReader } from './body.ts';
 import type { RuntimeContext } from './context.ts';
@@ -30,7 +32,15 @@ export type { ServerOptions } from './server-options.ts';
  * The parts of the server, in the order they install. Their write hooks run in this order inside each write's
  * transaction (a record's timers, then its outbox event, then the callback URL check).
  */
-const PARTS: readonly ServerPart[] = [authPart, endpointsPart, statesPart, eventsPart, docsPart, healthPart];
+const PARTS: readonly ServerPart[] = [
+  authPart,
+  versioningPart,
+  endpointsPart,
+  statesPart,
+  eventsPart,
+  docsPart,
+  healthPart,
+];
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
@@ -67,6 +77,9 @@ export const createServer = async (plan: Plan, options: ServerOptions): Promise<
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
     routerOptions: { maxParamLength: 256, ignoreTrailingSlash: false },
+    ...(plan.versioning?.scheme === 'path'
+      ? { rewriteUrl: rewriteVersionPath(plan.versioning, plan.service.basePath) }
+      : {}),
     frameworkErrors: frameworkErrors(render),
     clientErrorHandler: clientErrorHandler(render, guards.headerBytes),
   });
@@ -125,6 +138,10 @@ export const createServer = async (plan: Plan, options: ServerOptions): Promise<
           path: request.url.split('?')[0],
           status: reply.statusCode,
           ms: Math.round(reply.elapsedTime),
+          // Who still uses which API version (versioning part): the caller is the principal's subject.
+          ...(request.exchange?.version
+            ? { apiVersion: request.exchange.version, caller: request.exchange.principal?.subject ?? '' }
+            : {}),
         },
         'request',
       );

@@ -65,6 +65,8 @@ export interface ComputedColumn {
   readonly kind: 'exists' | 'count';
   readonly from: string;
   readonly terms: readonly ComputedTerm[];
+  /** The column the database keeps this count in (a tally): read it instead of counting. */
+  readonly tally?: string;
 }
 
 export interface ListQuery {
@@ -179,6 +181,8 @@ export interface ApiKeyRecord {
   readonly expiresAt?: string;
   /** ISO time the key was revoked; undefined: live. */
   readonly revokedAt?: string;
+  /** The API version served to requests with this key that name none (versioning part). */
+  readonly apiVersion?: string;
 }
 
 /** Keys issued by the service (apiKey schemes). Lookups hit the database on every request: revocation is immediate. */

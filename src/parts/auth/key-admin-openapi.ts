@@ -5,13 +5,22 @@ import { type BuiltInApi, jsonBody, type OpenApiObject, ref, success } from '../
 const EXAMPLE_TIME = '2026-01-15T09:30:00.000Z';
 const EXAMPLE_KEY_ID = 'key_3f2a9c1e5b7d4e8f';
 
-const keyProperties = (roles: readonly string[]): Record<string, OpenApiObject> => ({
+const keyProperties = (roles: readonly string[], versions?: readonly string[]): Record<string, OpenApiObject> => ({
   id: { type: 'string', examples: [EXAMPLE_KEY_ID] },
   subject: { type: 'string', description: 'Who calls with the key, as rules see it (`principal.subject`).' },
   roles: { type: 'array', items: { type: 'string', enum: [...roles] } },
   createdAt: { type: 'string', format: 'date-time' },
   expiresAt: { type: ['string', 'null'], format: 'date-time' },
   revokedAt: { type: ['string', 'null'], format: 'date-time' },
+  ...(versions
+    ? {
+        apiVersion: {
+          type: 'string',
+          enum: [...versions],
+          description: 'The API version served to requests with this key that name none.',
+        },
+      }
+    : {}),
 });
 
 /**
@@ -23,7 +32,8 @@ export const keyAdminApi = (plan: Plan): BuiltInApi => {
   const roles = [...plan.auth.roles.keys()];
   const path = `${plan.service.basePath}/_ninefold/keys`;
   const kind = { action: 'keys', builtIn: 'admin' } as const;
-  const properties = keyProperties(roles);
+  const versions = plan.versioning?.ids;
+  const properties = keyProperties(roles, versions);
   const required = ['id', 'subject', 'roles', 'createdAt', 'expiresAt', 'revokedAt'];
   const example = {
     id: EXAMPLE_KEY_ID,
@@ -52,6 +62,7 @@ export const keyAdminApi = (plan: Plan): BuiltInApi => {
           roles: { type: 'array', minItems: 1, items: { type: 'string', enum: roles } },
           subject: { type: 'string', minLength: 1, maxLength: 200 },
           expiresIn: { type: 'string', description: 'A duration such as `90d` or `P90D`.', examples: ['90d'] },
+          ...(properties.apiVersion ? { apiVersion: properties.apiVersion } : {}),
         },
         additionalProperties: false,
       },

@@ -13,6 +13,7 @@ const shown = (k: {
   createdAt: string;
   expiresAt?: string;
   revokedAt?: string;
+  apiVersion?: string;
 }) => ({
   id: k.id,
   subject: k.subject,
@@ -20,10 +21,15 @@ const shown = (k: {
   createdAt: k.createdAt,
   expiresAt: k.expiresAt ?? null,
   revokedAt: k.revokedAt ?? null,
+  ...(k.apiVersion ? { apiVersion: k.apiVersion } : {}),
 });
 
 /** The fields of POST /_ninefold/keys, each problem with its pointer. */
-const keyProblems = (body: Record<string, unknown>, declaredRoles: readonly string[]) => {
+const keyProblems = (
+  body: Record<string, unknown>,
+  declaredRoles: readonly string[],
+  versions: readonly string[] | undefined,
+) => {
   const problems: FieldError[] = [];
   const roles = body.roles;
   if (
@@ -50,7 +56,14 @@ const keyProblems = (body: Record<string, unknown>, declaredRoles: readonly stri
       message: 'expiresIn must be a duration like 90d or P90D',
     });
   }
-  for (const k of Object.keys(body).filter((k) => !['roles', 'subject', 'expiresIn'].includes(k)))
+  if (versions && body.apiVersion !== undefined && !versions.includes(body.apiVersion as string))
+    problems.push({
+      pointer: '#/apiVersion',
+      code: 'invalid_enum',
+      message: `apiVersion must be one of ${versions.join(', ')}`,
+    });
+  const fields = ['roles', 'subject', 'expiresIn', ...(versions ? ['apiVersion'] : [])];
+  for (const k of Object.keys(body).filter((k) => !fields.includes(k)))
     problems.push({ pointer: `#/${k}`, code: 'unknown_field', message: `${k} is not a field of a key` });
   return problems;
 };
@@ -62,6 +75,7 @@ const keyProblems = (body: Record<string, unknown>, declaredRoles: readonly stri
  */
 export const keyAdminRoutes = (ctx: RuntimeContext): RouteSpec[] => {
   const declaredRoles = [...ctx.plan.auth.roles.keys()];
+  const versions = ctx.plan.versioning?.ids;
   const kind = { action: 'keys', builtIn: 'admin' } as const;
   return [
     {
@@ -83,7 +97,7 @@ export const keyAdminRoutes = (ctx: RuntimeContext): RouteSpec[] => {
       kind,
       body: 'optional',
       validate: (input) => {
-        const problems = keyProblems((input.body ?? {}) as Record<string, unknown>, declaredRoles);
+        const problems = keyProblems((input.body ?? {}) as Record<string, unknown>, declaredRoles, versions);
         if (problems.length)
           throw new ApiError('validation_failed', `${problems.length} field(s) failed validation.`, problems);
       },
@@ -94,6 +108,7 @@ export const keyAdminRoutes = (ctx: RuntimeContext): RouteSpec[] => {
           roles: body.roles as string[],
           ...(typeof body.subject === 'string' ? { subject: body.subject } : {}),
           ...(expiresInMs !== undefined ? { expiresInMs } : {}),
+          ...(typeof body.apiVersion === 'string' ? { apiVersion: body.apiVersion } : {}),
           now: ctx.now(),
         });
         return { status: 201, headers: JSON_TYPE, body: JSON.stringify({ ...shown(record), key }) };

@@ -12,7 +12,7 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest();
  */
 export const issueApiKey = async (
   store: Store,
-  opts: { subject?: string; roles: readonly string[]; expiresInMs?: number; now?: Date },
+  opts: { subject?: string; roles: readonly string[]; expiresInMs?: number; now?: Date; apiVersion?: string },
 ): Promise<{ record: ApiKeyRecord; key: string }> => {
   const now = opts.now ?? new Date();
   const id = `key_${randomBytes(8).toString('hex')}`;
@@ -24,6 +24,7 @@ export const issueApiKey = async (
     roles: [...opts.roles],
     createdAt: now.toISOString(),
     ...(opts.expiresInMs !== undefined ? { expiresAt: new Date(now.getTime() + opts.expiresInMs).toISOString() } : {}),
+    ...(opts.apiVersion !== undefined ? { apiVersion: opts.apiVersion } : {}),
   };
   await store.transaction(() => store.apiKeys.create(record));
   return { record, key: `nfk_${id}_${secret}` };

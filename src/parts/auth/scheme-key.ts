@@ -36,7 +36,8 @@ export const keyAuthenticator = (scheme: string, store: Store, now: () => Date) 
     if (!parsed || !record || verifyApiKey(record, parsed.secret, now()) !== 'ok') {
       throw new ApiError('invalid_credentials', 'The API key is not valid.');
     }
-    const principal: Principal = { subject: record.subject, roles: record.roles, scheme, claims: { keyId: record.id } };
+    const claims = record.apiVersion ? { keyId: record.id, apiVersion: record.apiVersion } : { keyId: record.id };
+    const principal: Principal = { subject: record.subject, roles: record.roles, scheme, claims };
     if (remembered.size < MAX_REMEMBERED) {
       remembered.set(text, {
         principal,

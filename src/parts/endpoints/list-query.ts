@@ -4,9 +4,10 @@ import { ApiError } from '../errors/api-error.ts';
 import { normalizeFilterValue } from '../resources/normalize.ts';
 import { isDateTime, isIsoDate } from '../resources/value-problem.ts';
 import { isNumberText } from './coerce-query.ts';
+import { parseExpand } from './expand-query.ts';
 import { type Filterable, operatorsFor, PARTIAL_MATCH, SYSTEM_FILTERABLE } from './filter-operators.ts';
 
-export const RESERVED_QUERY = new Set(['limit', 'cursor', 'sort', 'expand', 'count']);
+export const RESERVED_QUERY = new Set(['limit', 'cursor', 'sort', 'expand', 'expand[]', 'count']);
 /** The query parameters each paging style reads itself (the rest are filters). */
 export const PAGING_PARAMS: Readonly<Record<PagingStyle, readonly string[]>> = {
   cursor: ['limit', 'cursor', 'count'],
@@ -15,7 +16,7 @@ export const PAGING_PARAMS: Readonly<Record<PagingStyle, readonly string[]>> = {
   starting_after: ['limit', 'starting_after', 'ending_before'],
 };
 const RESERVED_BY_STYLE = Object.fromEntries(
-  Object.entries(PAGING_PARAMS).map(([style, params]) => [style, new Set([...params, 'sort', 'expand'])]),
+  Object.entries(PAGING_PARAMS).map(([style, params]) => [style, new Set([...params, 'sort', 'expand', 'expand[]'])]),
 ) as unknown as Record<PagingStyle, ReadonlySet<string>>;
 /** The deepest row an offset may start at: past it a page costs a scan of the table. */
 export const MAX_OFFSET = 1_000_000;
@@ -248,15 +249,7 @@ export const parseListQuery = (
     const field = resource.fieldsByName.get(f.field);
     if (field) filters[i] = { ...f, value: normalizeFilterValue(field, f.op, f.value) };
   }
-  const expandText = single('expand', query.expand, 'invalid_query');
-  const asked = expandText !== undefined ? items('expand', expandText, 'invalid_expand') : [];
-  const expand = asked.map(engine);
-  for (const [i, e] of expand.entries()) {
-    const named = asked[i] ?? e;
-    if (!resource.list.expand.includes(e))
-      throw new ApiError('invalid_expand', `Cannot expand "${named.slice(0, 64)}".`);
-    if (expand.indexOf(e) !== i) throw new ApiError('invalid_expand', `"${named}" is expanded twice.`);
-  }
+  const expand = parseExpand(resource, query, true);
   const countText = style === 'cursor' ? single('count', query.count, 'invalid_query') : undefined;
   if (countText !== undefined && countText !== 'true' && countText !== 'false')
     throw new ApiError('invalid_query', 'count must be true or false.');

@@ -2,13 +2,14 @@ import type { ResourcePlan } from '../../plan/types.ts';
 import type { Handler, HandlerInput, RuntimeContext } from '../../runtime/context.ts';
 import type { Filter, ListQuery, ListResult, Row } from '../../storage/index.ts';
 import { ApiError } from '../errors/api-error.ts';
-import { createExpansion, createRecordShapes, withComputed } from '../resources/computed-runtime.ts';
+import { createRecordShapes, withComputed } from '../resources/computed-runtime.ts';
+import { createReferenceEmbedder, embeddedFields } from '../resources/embed-references.ts';
 import { createParentCheck, createReadableLookup } from '../resources/load-record.ts';
 import { createRecordWriter } from '../resources/record-io.ts';
 import { compileListAnswer } from './list-answer.ts';
 import { encodeCursor, type ParsedList, parseListQuery } from './list-query.ts';
 import { isConventionalList } from './wire-plan.ts';
-import { createWireRecord, type WireRecord } from './wire-runtime.ts';
+import { createWireRecord } from './wire-runtime.ts';
 
 const SCAN_BATCH = 200;
 const MAX_SCANNED = 10_000;
@@ -72,9 +73,9 @@ export const compileListHandler = (ctx: RuntimeContext, resource: ResourcePlan):
   const writer = createRecordWriter(resource);
   const parentsOf = createParentCheck(ctx, resource);
   const shape = createRecordShapes(ctx, resource).shapeOf('list');
-  const expand = createExpansion(ctx, resource);
-  const wireRecords = new Map(ctx.plan.resources.map((r) => [r.name, createWireRecord(r)]));
-  const onWire = wireRecords.get(resource.name) as WireRecord;
+  const embed = createReferenceEmbedder(ctx, resource);
+  const embedded = embeddedFields(resource);
+  const onWire = createWireRecord(resource);
   // A list whose answer is the engine's own `{data, nextCursor}` is written as it always was, nothing more.
   const conventional = resource.wire.plain && isConventionalList(resource);
   const answer = compileListAnswer(ctx.plan.service.basePath, resource);
@@ -130,21 +131,8 @@ export const compileListHandler = (ctx: RuntimeContext, resource: ResourcePlan):
         ? encodeCursor(parsed.sortKey, ctx.store.keysetOf(resource.name, query, last))
         : null;
     const data: Array<Record<string, unknown>> = page.map((row) => shape.writer.toApi(writer.visibleTo(row, hidden)));
-    for (const name of parsed.expand) {
-      const ids = [...new Set(page.map((r) => r[name]).filter((v): v is string => typeof v === 'string'))];
-      // The records as the caller may see them (or as the reference's view); one the caller may not read stays an id.
-      const targets = await expand(name, ids, input.principal);
-      if (!targets) continue;
-      const to = resource.fieldsByName.get(name)?.ref?.to ?? '';
-      const targetWire = wireRecords.get(to);
-      const plain = ctx.plan.resourcesByName.get(to)?.wire.plain !== false;
-      // Integer ids (and references to them) are numbers in the answer and text in storage.
-      for (const record of data) {
-        const value = record[name];
-        const target = typeof value === 'string' || typeof value === 'number' ? targets.get(String(value)) : undefined;
-        if (target) record[name] = plain || !targetWire ? target : targetWire(target);
-      }
-    }
+    const references = embedded.length ? [...new Set([...embedded, ...parsed.expand])] : parsed.expand;
+    if (references.length) await embed(data, references, input.principal);
     if (conventional) {
       const body = JSON.stringify({ data, nextCursor, ...(result.total !== undefined ? { total: result.total } : {}) });
       return { status: 200, body, headers: { 'content-type': 'application/json; charset=utf-8' } };

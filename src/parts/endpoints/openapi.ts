@@ -69,11 +69,25 @@ const collectionBinding = (resource: ResourcePlan): PathBinding => ({
   parents: resource.parentParams.map((p) => ({ params: p.params ?? [p.param], field: p.field })),
   item: [],
 });
+/** `expand`, on a list or a read: the references that may be expanded (those always embedded need not be). */
+const expandParameters = (resource: ResourcePlan): OpenApiObject[] => {
+  const wire = (name: string) => resource.wire.names.out.get(name)?.name ?? name;
+  const expandable = resource.list.expand.filter((n) => !resource.fieldsByName.get(n)?.ref?.embed).map(wire);
+  if (expandable.length === 0) return [];
+  return [
+    {
+      name: 'expand',
+      in: 'query',
+      description: `Comma-separated references to replace by the records they name: ${expandable.join(', ')}. The same list may be sent as repeated \`expand[]\` parameters.`,
+      schema: { type: 'string', pattern: `^(${expandable.join('|')})(,(${expandable.join('|')}))*$` },
+    },
+  ];
+};
+
 const listParameters = (resource: ResourcePlan): OpenApiObject[] => {
   const { list } = resource;
   const wire = (name: string) => resource.wire.names.out.get(name)?.name ?? name;
   const sortable = list.sort.map(wire);
-  const expandable = list.expand.map(wire);
   const sortKey = `[-+]?(${sortable.join('|')})`;
   return [
     ...pagingParameters(resource),
@@ -87,16 +101,7 @@ const listParameters = (resource: ResourcePlan): OpenApiObject[] => {
         examples: [`-${sortable.at(-1) ?? 'createdAt'}`],
       },
     },
-    ...(expandable.length
-      ? [
-          {
-            name: 'expand',
-            in: 'query',
-            description: `Comma-separated references to replace by the records they name: ${expandable.join(', ')}.`,
-            schema: { type: 'string', pattern: `^(${expandable.join('|')})(,(${expandable.join('|')}))*$` },
-          },
-        ]
-      : []),
+    ...expandParameters(resource),
     ...(resource.wire.paging === 'cursor'
       ? [
           {
@@ -117,7 +122,14 @@ export const headerParams = (...names: string[]) => names.map((n) => ref('parame
 export const resourcePaths = (plan: Plan, resource: ResourcePlan): Record<string, PathItem> => {
   const names = resourceSchemaNames(resource);
   // An operation answers with the record, or with the view its override names.
-  const answer = (op: Operation) => answerOf(resource, op, plan.resourcesByName);
+  const answer = (op: Operation) => {
+    const shown = answerOf(resource, op, plan.resourcesByName);
+    // A read may expand references too: its record is the one a list shows, references as ids or records.
+    const expandable = op === 'get' && !resource.answerViews.get && expandParameters(resource).length > 0;
+    return expandable && names.listed === `${resource.name}Listed`
+      ? { ...shown, schema: ref('schemas', names.listed) }
+      : shown;
+  };
   const errors = (op: Operation) => errorResponses(plan.errors, resourceOperationErrors(plan, resource, op));
   const base = plan.service.basePath;
   const tags = [resource.name];
@@ -177,7 +189,7 @@ export const resourcePaths = (plan: Plan, resource: ResourcePlan): Record<string
           operationId: `get${own}${resource.name}`,
           summary: `Get ${yours}`,
           tags,
-          parameters: [...params, ...headerParams('RequestId')],
+          parameters: [...params, ...expandParameters(resource), ...headerParams('RequestId')],
           responses: {
             '200': answered('get', `The ${resource.name}.`, ['ETag']),
             ...errors('get'),

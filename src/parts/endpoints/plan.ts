@@ -75,12 +75,20 @@ export const planResourceEndpoints = (
     parentParams,
     operations,
     list,
-    wire: planWire(serviceWire(spec), entry?.wire, [...fields.values()], resource.object),
+    wire: planWire(serviceWire(spec), entry?.wire, [...fields.values()], resource.object, computedNames(resource)),
     key: model.keyOf(name),
     item: boundPath(model, name, itemPath, true, parentParams),
     routes: planRoutes(model, name, entry, operations, { collection: collectionPath, item: itemPath }, parentParams),
   };
 };
+
+/** The computed fields a resource's answers may show: its own and its views'. */
+const computedNames = (resource: ResourceSpec): string[] => [
+  ...new Set([
+    ...Object.keys(resource.computed ?? {}),
+    ...Object.values(resource.views ?? {}).flatMap((v) => Object.keys(v.computed ?? {})),
+  ]),
+];
 
 export const planCustomEndpoints = (spec: ServiceSpec): CustomEndpointPlan[] =>
   (spec.endpoints?.custom ?? []).map((c) => {

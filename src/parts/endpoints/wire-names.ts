@@ -34,12 +34,18 @@ const level = (naming: Naming, entries: ReadonlyArray<readonly [string, FieldSpe
 };
 
 /** The renamed fields of a record (system fields included), nested objects and arrays of objects too. */
-export const recordNames = (naming: Naming, fields: readonly FieldPlan[]): WireNames =>
+export const recordNames = (
+  naming: Naming,
+  fields: readonly FieldPlan[],
+  /** Names shown with the record that are not stored fields: computed fields, the resource's and its views'. */
+  computed: readonly string[] = [],
+): WireNames =>
   naming === 'camelCase'
     ? NO_NAMES
     : level(naming, [
         ...SYSTEM_NAMES.map((n) => [n, undefined] as const),
         ...fields.map((f) => [f.name, f.spec] as const),
+        ...computed.map((n) => [n, undefined] as const),
       ]);
 
 /** The names of an object of fields (a transition's input, say). */

@@ -42,11 +42,12 @@ export const planWire = (
   own: WireSpec | undefined,
   fields: readonly FieldPlan[],
   object: string | undefined,
+  computed: readonly string[] = [],
 ): WirePlan => {
   const wire = mergedWire(service, own);
   const naming = wire.naming ?? 'camelCase';
   const paging = wire.paging ?? 'cursor';
-  const names = recordNames(naming, fields);
+  const names = recordNames(naming, fields, computed);
   const envelope = wire.envelope ?? undefined;
   return {
     naming,

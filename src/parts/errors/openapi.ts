@@ -93,6 +93,11 @@ const PROBLEM_EXTENSIONS: Record<string, OpenApiObject> = {
     description: '`precondition_failed`: the ETag the record has now; read it again, then retry with it.',
   },
   currentState: { type: 'string', description: '`invalid_transition`: the state the record is in.' },
+  versions: {
+    type: 'array',
+    items: { type: 'string' },
+    description: '`unsupported_version`, `version_sunset`: the API versions this service serves.',
+  },
   allowedTransitions: {
     type: 'array',
     items: { type: 'string' },

@@ -1,21 +1,16 @@
 import type { RuntimeContext } from '../../runtime/context.ts';
 import type { Row, StoredEvent, WebhookEndpoint } from '../../storage/index.ts';
 import type { Principal } from '../auth/principal.ts';
+import { createEventShift } from '../versioning/event-shift.ts';
 import { createEventWire } from './event-wire.ts';
 import { staticTargetProblem } from './targets.ts';
-import { createEventFilter, type EventView } from './visible.ts';
+import { createEventFilter } from './visible.ts';
 
 /** What one event becomes for one receiver: the exact bytes to sign and send, and where to. */
 export interface Outgoing {
   readonly url: string;
   readonly body: string;
 }
-
-/**
- * The versioning part's hook: a payload rendered in the API version the endpoint is pinned to. Ninefold
- * serves one version today, so every version renders the current shape.
- */
-export const renderInVersion = (view: EventView, _apiVersion: string | undefined): EventView => view;
 
 /**
  * Renders events for a webhook endpoint or a callback:
@@ -30,6 +25,8 @@ export const createPayloads = (ctx: RuntimeContext) => {
   const { callbacks } = ctx.plan.events;
   const allowPrivate = ctx.plan.events.delivery.allowPrivateTargets;
   const onWire = createEventWire(ctx.plan);
+  // The payload in the API version the endpoint is pinned to (versioning part).
+  const inVersion = createEventShift(ctx.plan);
   const noRoles: Principal = { subject: '', roles: [], scheme: 'callback', claims: {} };
 
   const forCallback = (endpoint: WebhookEndpoint, event: StoredEvent): Outgoing | { problem: string } | undefined => {
@@ -47,7 +44,7 @@ export const createPayloads = (ctx: RuntimeContext) => {
     // The names of hidden fields are left out of `changed` too, as the event log does for any reader.
     if (Array.isArray(data.changed)) data.changed = data.changed.filter((f) => !hidden.has(f));
     const view = { id: event.id, type: event.type, time: event.time, data: onWire(resource, data) };
-    return { url, body: JSON.stringify(renderInVersion(view, endpoint.apiVersion)) };
+    return { url, body: JSON.stringify(inVersion(view, endpoint.apiVersion, event.resource)) };
   };
 
   return (endpoint: WebhookEndpoint, event: StoredEvent): Outgoing | { problem: string } | undefined => {
@@ -60,6 +57,8 @@ export const createPayloads = (ctx: RuntimeContext) => {
       claims: {},
     };
     const view = visible(event, owner);
-    return view ? { url: endpoint.url, body: JSON.stringify(renderInVersion(view, endpoint.apiVersion)) } : undefined;
+    return view
+      ? { url: endpoint.url, body: JSON.stringify(inVersion(view, endpoint.apiVersion, event.resource)) }
+      : undefined;
   };
 };

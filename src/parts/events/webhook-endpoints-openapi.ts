@@ -9,7 +9,10 @@ const EXAMPLE_SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 const TAGS = ['Webhook endpoints'];
 
 /** The fields of an endpoint as its owner sees it (never the secret, which create and rotation show once). */
-const endpointProperties = (events: readonly string[]): Record<string, OpenApiObject> => ({
+const endpointProperties = (
+  events: readonly string[],
+  versions?: readonly string[],
+): Record<string, OpenApiObject> => ({
   id: { type: 'string', examples: [EXAMPLE_ID] },
   url: { type: 'string', format: 'uri', maxLength: 2048 },
   events: {
@@ -25,10 +28,20 @@ const endpointProperties = (events: readonly string[]): Record<string, OpenApiOb
   },
   disabledAt: { type: 'string', format: 'date-time' },
   disabledReason: { type: 'string' },
+  ...(versions
+    ? {
+        apiVersion: {
+          type: 'string',
+          enum: [...versions],
+          description: 'The API version its payloads are written in: the one it was registered in, unless given.',
+        },
+      }
+    : {}),
 });
 
-const schemas = (events: readonly string[]): Record<string, OpenApiObject> => {
-  const properties = endpointProperties(events);
+const schemas = (events: readonly string[], versions?: readonly string[]): Record<string, OpenApiObject> => {
+  const properties = endpointProperties(events, versions);
+  const pin = properties.apiVersion ? { apiVersion: properties.apiVersion } : {};
   const required = ['id', 'url', 'events', 'createdAt', 'disabled'];
   return {
     WebhookEndpoint: { type: 'object', required, properties, additionalProperties: false },
@@ -42,7 +55,7 @@ const schemas = (events: readonly string[]): Record<string, OpenApiObject> => {
     WebhookEndpointCreate: {
       type: 'object',
       required: ['url'],
-      properties: { url: properties.url, events: properties.events, description: properties.description },
+      properties: { url: properties.url, events: properties.events, description: properties.description, ...pin },
       additionalProperties: false,
     },
     WebhookEndpointPatch: {
@@ -52,6 +65,7 @@ const schemas = (events: readonly string[]): Record<string, OpenApiObject> => {
         events: properties.events,
         description: properties.description,
         disabled: { type: 'boolean', enum: [false], description: 'Only `false`: re-enables a disabled endpoint.' },
+        ...pin,
       },
       additionalProperties: false,
     },
@@ -125,7 +139,7 @@ export const webhookEndpointsApi = (plan: Plan): BuiltInApi => {
     operation: { tags: TAGS, ...operation },
   });
   return {
-    schemas: schemas(events),
+    schemas: schemas(events, plan.versioning?.ids),
     operations: [
       op('post', '', {
         operationId: 'createWebhookEndpoint',

@@ -16,6 +16,7 @@ const shown = (e: WebhookEndpoint) => ({
   url: e.url,
   events: e.events,
   ...(e.description ? { description: e.description } : {}),
+  ...(e.apiVersion ? { apiVersion: e.apiVersion } : {}),
   createdAt: e.createdAt,
   disabled: e.disabledAt !== undefined,
   ...(e.disabledAt ? { disabledAt: e.disabledAt, disabledReason: e.disabledReason } : {}),
@@ -35,6 +36,7 @@ export const webhookRoutes = (
   const known = new Set(ctx.plan.events.types);
   const offered = ctx.plan.events.webhooks?.events;
   const allowPrivate = ctx.plan.events.delivery.allowPrivateTargets;
+  const versions = ctx.plan.versioning?.ids;
 
   const validate = async (body: unknown, creating: boolean) => {
     if (body === null || typeof body !== 'object' || Array.isArray(body)) {
@@ -43,7 +45,8 @@ export const webhookRoutes = (
     const b = body as Record<string, unknown>;
     const problems: FieldError[] = [];
     for (const k of Object.keys(b)) {
-      if (!['url', 'events', 'description', 'disabled'].includes(k) || (creating && k === 'disabled'))
+      const known = ['url', 'events', 'description', 'disabled', ...(versions ? ['apiVersion'] : [])];
+      if (!known.includes(k) || (creating && k === 'disabled'))
         problems.push({ pointer: `#/${k}`, code: 'unknown_field', message: `${k} is not a field of an endpoint` });
     }
     if (creating && b.url === undefined)
@@ -68,6 +71,12 @@ export const webhookRoutes = (
     }
     if (b.description !== undefined && (typeof b.description !== 'string' || b.description.length > 500))
       problems.push({ pointer: '#/description', code: 'invalid_type', message: 'description must be a string' });
+    if (b.apiVersion !== undefined && !versions?.includes(b.apiVersion as string))
+      problems.push({
+        pointer: '#/apiVersion',
+        code: 'invalid_enum',
+        message: `apiVersion must be one of ${versions?.join(', ')}`,
+      });
     if (b.disabled !== undefined && b.disabled !== false)
       problems.push({
         pointer: '#/disabled',
@@ -128,6 +137,10 @@ export const webhookRoutes = (
           events: (b.events as string[] | undefined) ?? [],
           secret: newWebhookSecret(),
           ...(typeof b.description === 'string' ? { description: b.description } : {}),
+          // Pinned to the version it was registered in, unless it names one (versioning part).
+          ...(versions
+            ? { apiVersion: (b.apiVersion as string | undefined) ?? input.apiVersion ?? versions.at(-1) }
+            : {}),
           ownerSubject: input.principal?.subject ?? '',
           ownerRoles: input.principal?.roles ?? [],
           createdAt: new Date(nowMs).toISOString(),
@@ -156,6 +169,7 @@ export const webhookRoutes = (
           ...(typeof b.url === 'string' ? { url: b.url } : {}),
           ...(Array.isArray(b.events) ? { events: b.events as string[] } : {}),
           ...(typeof b.description === 'string' ? { description: b.description } : {}),
+          ...(typeof b.apiVersion === 'string' ? { apiVersion: b.apiVersion } : {}),
           ...(b.disabled === false
             ? { disabledAt: undefined, disabledReason: undefined, failingSince: undefined }
             : {}),

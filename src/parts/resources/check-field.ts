@@ -29,6 +29,7 @@ const CONSTRAINT_TYPES: Record<string, readonly string[]> = {
   fields: ['object'],
   to: ['ref'],
   onDelete: ['ref'],
+  embed: ['ref'],
 };
 const RANGES = [
   ['min', 'max'],

@@ -20,7 +20,13 @@ export interface ComputedVars {
 /** One comparison of a computed field's condition: a field of the counted record against the record or a value. */
 export type ComputedTermPlan =
   | { readonly field: string; readonly op: CompareOp; readonly record: string }
-  | { readonly field: string; readonly op: CompareOp; readonly value: (vars: ComputedVars) => unknown };
+  | {
+      readonly field: string;
+      readonly op: CompareOp;
+      readonly value: (vars: ComputedVars) => unknown;
+      /** The value when it reads neither the caller nor the principal (a literal such as 'open' or true). */
+      readonly constant?: string | number | boolean;
+    };
 
 /** What `exists(R, x, …)` or `count(R, x, …)` compiles to: every term must hold. */
 export interface ComputedQueryPlan {
@@ -41,6 +47,9 @@ export interface ComputedScope {
   readonly resources: readonly string[];
   fieldType(resource: string, field: string): string | undefined;
 }
+
+/** What a value may read that changes per request. */
+const CALLER_NAMES: ReadonlySet<string> = new Set(['caller', 'principal']);
 
 const SHAPE =
   'a computed field is exists(Resource, x, <condition>) or count(Resource, x, <condition>), where the condition ' +
@@ -125,17 +134,22 @@ export const compileComputed = (
       return undefined;
     }
     const evaluate = evaluatorOf(other);
+    const value = (vars: ComputedVars) => {
+      try {
+        const v = evaluate(vars as unknown as Record<string, unknown>);
+        return typeof v === 'bigint' ? Number(v) : v;
+      } catch {
+        return null;
+      }
+    };
+    const constant = mentions(other, CALLER_NAMES) ? undefined : value({ caller: null, principal: null });
     terms.push({
       field,
       op: cmp,
-      value: (vars) => {
-        try {
-          const v = evaluate(vars as unknown as Record<string, unknown>);
-          return typeof v === 'bigint' ? Number(v) : v;
-        } catch {
-          return null;
-        }
-      },
+      value,
+      ...(typeof constant === 'string' || typeof constant === 'boolean' || Number.isFinite(constant)
+        ? { constant: constant as string | number | boolean }
+        : {}),
     });
     return undefined;
   };

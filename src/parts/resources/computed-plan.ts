@@ -2,6 +2,7 @@ import type { ComputedFieldPlan, Operation, ViewPlan } from '../../plan/types.ts
 import type { ServiceSpec } from '../../spec/schema.ts';
 import { resourceEndpointsSpec } from '../endpoints/plan.ts';
 import { type ComputedScope, compileComputed, isComputedProblem } from './computed-cel.ts';
+import { tallyOf } from './computed-tally.ts';
 import { fieldMap, resourceMap, stateFieldOf } from './lookup.ts';
 import type { ResourceSpec } from './schema.ts';
 import type { ComputedSpec } from './view-schema.ts';
@@ -32,12 +33,14 @@ const planOne = (scope: ComputedScope, resource: string, name: string, c: Comput
   const query = compileComputed(c.cel, resource, c.type, scope);
   // The spec was checked: a problem here is a bug in the checker, not the user's.
   if (isComputedProblem(query)) throw new Error(`${resource}.computed.${name}: ${query.reason}`);
+  const tally = tallyOf(resource, query);
   return {
     name,
     type: c.type,
     cel: c.cel,
     ...(c.description ? { description: c.description } : {}),
     query,
+    ...(tally ? { tally } : {}),
   };
 };
 

@@ -27,6 +27,7 @@ export const computedColumns = (
     terms: c.query.terms.map((t) =>
       'record' in t ? t : { field: t.field, op: t.op, value: t.value(vars) as unknown },
     ),
+    ...(c.tally ? { tally: c.tally.column } : {}),
   }));
 };
 
@@ -38,7 +39,7 @@ export const withComputed = (
 ): ListQuery => (fields.length ? { ...query, computed: computedColumns(fields, principal) } : query);
 
 /** A query for the records with these ids (at least one). */
-const byIds = (ids: readonly string[]): ListQuery => ({
+export const byIds = (ids: readonly string[]): ListQuery => ({
   filters: [{ field: 'id', op: 'in', value: ids }],
   sort: [],
   limit: ids.length,

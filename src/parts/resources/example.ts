@@ -126,6 +126,12 @@ export const exampleComputed = (c: ComputedFieldPlan): boolean | number => (c.ty
 export const exampleRecord = (
   resource: ResourcePlan,
   resources: ReadonlyMap<string, ResourcePlan>,
+): Record<string, unknown> => createWireRecord(resource)(exampleStored(resource, resources));
+
+/** A record as the service holds it, in the spec's names, with its computed fields as an anonymous caller sees them. */
+export const exampleStored = (
+  resource: ResourcePlan,
+  resources: ReadonlyMap<string, ResourcePlan>,
 ): Record<string, unknown> => {
   const out: Record<string, unknown> = { id: exampleId(resource) };
   for (const f of resource.fields) {
@@ -145,7 +151,7 @@ export const exampleRecord = (
       stored[f.name] = derivedBase(resource, f.derive, stored);
   }
   for (const c of resource.computed) stored[c.name] = exampleComputed(c);
-  return createWireRecord(resource)({ ...stored, createdAt: EXAMPLE_TIME, updatedAt: EXAMPLE_TIME });
+  return { ...stored, createdAt: EXAMPLE_TIME, updatedAt: EXAMPLE_TIME };
 };
 
 /** A create (or PUT) body: every writable field, except parent references given by the path. */

@@ -74,6 +74,12 @@ export const FieldSchema = Type.Recursive(
         view: Type.Optional(
           Type.String({ description: 'Ref: the view of the referred resource an expanded reference is shown as.' }),
         ),
+        embed: Type.Optional(
+          Type.Boolean({
+            description:
+              'Ref: always shown as the record it names (as its view), in every answer, not only with expand.',
+          }),
+        ),
         readableBy: Type.Optional(Type.Array(Type.String(), { description: 'Roles that may see this field.' })),
         writableBy: Type.Optional(
           Type.Array(Type.String(), {

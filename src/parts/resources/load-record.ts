@@ -1,15 +1,27 @@
-import type { ResourcePlan } from '../../plan/types.ts';
+import type { ComputedFieldPlan, ResourcePlan } from '../../plan/types.ts';
 import type { HandlerInput, RuntimeContext } from '../../runtime/context.ts';
 import type { Row } from '../../storage/index.ts';
 import type { Principal } from '../auth/principal.ts';
 import { ApiError } from '../errors/api-error.ts';
+import { byIds, withComputed } from './computed-runtime.ts';
 import { etagOf, idPattern, parseIfMatch } from './record-io.ts';
 
-/** The record with this id if the caller may read it; undefined when it is missing or unreadable, alike. */
-export const createReadableLookup = (ctx: RuntimeContext, resource: ResourcePlan) => {
+/**
+ * The record with this id if the caller may read it; undefined when it is missing or unreadable, alike. With
+ * `computed`, the row carries those fields for the caller, read in the same query.
+ */
+export const createReadableLookup = (
+  ctx: RuntimeContext,
+  resource: ResourcePlan,
+  computed: readonly ComputedFieldPlan[] = [],
+) => {
   const ids = idPattern(resource);
+  const read = computed.length
+    ? async (id: string, principal: Principal | undefined) =>
+        (await ctx.store.list(resource.name, withComputed(byIds([id]), computed, principal))).rows[0]
+    : (id: string) => ctx.store.get(resource.name, id);
   return async (id: string, principal: Principal | undefined): Promise<Row | undefined> => {
-    const row = ids.test(id) ? await ctx.store.get(resource.name, id) : undefined;
+    const row = ids.test(id) ? await read(id, principal) : undefined;
     return row && ctx.access.canRead(resource, principal, row) ? row : undefined;
   };
 };
@@ -17,9 +29,16 @@ export const createReadableLookup = (ctx: RuntimeContext, resource: ResourcePlan
 export const notFound = (resource: ResourcePlan, id: string) =>
   new ApiError('not_found', `No ${resource.name} with id ${id}.`);
 
-/** Loads the record a request's path names, scoped to its parent path; anything else is 404 not_found. */
-export const createRecordLoader = (ctx: RuntimeContext, resource: ResourcePlan) => {
-  const readable = createReadableLookup(ctx, resource);
+/**
+ * Loads the record a request's path names, scoped to its parent path; anything else is 404 not_found. With
+ * `computed`, those fields come with it in one query.
+ */
+export const createRecordLoader = (
+  ctx: RuntimeContext,
+  resource: ResourcePlan,
+  computed: readonly ComputedFieldPlan[] = [],
+) => {
+  const readable = createReadableLookup(ctx, resource, computed);
   return async (input: HandlerInput): Promise<Row> => {
     const id = input.params.id ?? '';
     const row = await readable(id, input.principal);

@@ -5,7 +5,7 @@ import { type OpenApiObject, pascalCase, ref } from '../openapi-model.ts';
 import { exampleCreate, exampleRecord } from './example.ts';
 import { createSchema, idSchema, patchSchema, recordSchema } from './json-schema.ts';
 import { withArticle } from './naming.ts';
-import { answerOf, viewComponentName, viewComponents } from './view-openapi.ts';
+import { answerOf, viewComponentName, viewComponents, withEmbedded } from './view-openapi.ts';
 
 /** Component names of one resource's schemas. */
 export const resourceSchemaNames = (resource: ResourcePlan) => ({
@@ -76,8 +76,9 @@ export const resourceComponents = (
   const names = resourceSchemaNames(resource);
   const example = exampleRecord(resource, resources);
   const record = documentedRecord(resource, example.id);
+  const answered = withEmbedded(resource, record, example, resources);
   const out: Record<string, OpenApiObject> = {
-    [names.record]: { ...record, examples: [example] },
+    [names.record]: { ...answered.schema, examples: [answered.example] },
     [names.create]: {
       ...wireSchema(defaultsInProse(createSchema(resource, true)) as OpenApiObject, resource.wire.names),
       description: `The body of a create${resource.operations.has('replace') ? ' or a replace (PUT)' : ''}.`,
@@ -90,8 +91,9 @@ export const resourceComponents = (
   };
   Object.assign(out, viewComponents(resource, resources));
   if (names.listed === `${resource.name}Listed`) {
-    const properties = { ...(record.properties as Record<string, OpenApiObject>) };
+    const properties = { ...(answered.schema.properties as Record<string, OpenApiObject>) };
     for (const name of resource.list.expand) {
+      if (resource.fieldsByName.get(name)?.ref?.embed) continue;
       const to = resource.fieldsByName.get(name)?.ref;
       const target = to && resources.get(to.to);
       const wire = resource.wire.names.out.get(name)?.name ?? name;
@@ -102,9 +104,9 @@ export const resourceComponents = (
         properties[wire] = { anyOf: [p, ref('schemas', shown)], description: `Expanded with expand=${wire}.` };
     }
     out[names.listed] = {
-      ...record,
+      ...answered.schema,
       properties,
-      description: `${pascalCase(withArticle(resource.name))} as a list returns it.`,
+      description: `${pascalCase(withArticle(resource.name))} as a list or a read returns it.`,
     };
   }
   out[names.page] = pageSchema(resource, ref('schemas', names.listed), answerOf(resource, 'list', resources).example);

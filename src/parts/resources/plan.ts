@@ -40,6 +40,7 @@ export const planField = (name: string, declared: FieldSpec, isState = false, ta
             to: spec.to,
             onDelete: spec.onDelete ?? 'restrict',
             ...(spec.view ? { view: spec.view } : {}),
+            ...(spec.embed ? { embed: true } : {}),
             ...(targetIdStyle && targetIdStyle !== 'ulid' ? { idStyle: targetIdStyle } : {}),
           },
         }

@@ -3,9 +3,11 @@ import { type Handler, type HandlerInput, type RuntimeContext, runHooks } from '
 import { compileBodyValidator } from '../../runtime/validator.ts';
 import type { Row } from '../../storage/index.ts';
 import { hashPassword, isPasswordHash } from '../auth/passwords.ts';
+import { parseExpand } from '../endpoints/expand-query.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { createRecordShapes } from './computed-runtime.ts';
 import { createDerivedWriter } from './derived-fields.ts';
+import { createReferenceEmbedder, embeddedFields } from './embed-references.ts';
 import { createSchema, patchSchema } from './json-schema.ts';
 import { createParentCheck, createRecordLoader, expectRevision } from './load-record.ts';
 import { mergePatch } from './merge-patch.ts';
@@ -34,6 +36,8 @@ export const compileRecordHandlers = (ctx: RuntimeContext, resource: ResourcePla
     ...resource.computed.map((c) => c.name),
   ]);
   const shapes = createRecordShapes(ctx, resource);
+  const embed = createReferenceEmbedder(ctx, resource);
+  const embedded = embeddedFields(resource);
   const stateField = resource.states?.field;
   const validateCreate = compileBodyValidator(ctx.schemas, createSchema(resource), readOnly);
   const validatePatch = compileBodyValidator(ctx.schemas, patchSchema(resource), readOnly);
@@ -43,6 +47,9 @@ export const compileRecordHandlers = (ctx: RuntimeContext, resource: ResourcePla
 
   const owner = ctx.access.ownerOf(resource);
   const passwords = [...(ctx.passwordFields.get(resource.name) ?? [])];
+
+  const mergeNames = (always: readonly string[], asked: readonly string[]): readonly string[] =>
+    asked.length === 0 ? always : [...new Set([...always, ...asked])];
 
   /** A record's answer from its serialised body. */
   const answerWith = (status: number, row: Row, body: string, extra?: Record<string, string>) => ({
@@ -57,11 +64,17 @@ export const compileRecordHandlers = (ctx: RuntimeContext, resource: ResourcePla
     status: number,
     row: Row,
     extra?: Record<string, string>,
+    computedRead = false,
   ) => {
     const shape = shapes.shapeOf(op);
-    const [shown = row] = await shapes.fill([row], shape.computed, input.principal);
+    const references = op === 'get' ? mergeNames(embedded, parseExpand(resource, input.query, false)) : embedded;
+    const [shown = row] = computedRead ? [row] : await shapes.fill([row], shape.computed, input.principal);
     const hidden = ctx.access.hiddenFields(resource, input.principal);
-    return answerWith(status, row, shape.writer.serialize(writer.visibleTo(shown, hidden)), extra);
+    const visible = writer.visibleTo(shown, hidden);
+    if (references.length === 0) return answerWith(status, row, shape.writer.serialize(visible), extra);
+    const answer = shape.writer.toApi(visible);
+    await embed([answer], references, input.principal);
+    return answerWith(status, row, JSON.stringify(answer), extra);
   };
 
   /** Passwords of a user store are stored as scrypt hashes only. */
@@ -204,11 +217,14 @@ export const compileRecordHandlers = (ctx: RuntimeContext, resource: ResourcePla
     const location = await pathOf(row, input.params);
     const headers = { location: `${ctx.plan.service.basePath}${location}` };
     // An answer with computed fields or in a view is not the event's record: it is read and written on its own.
-    if (shapes.computes('create') || resource.answerViews.create) return respond(input, 'create', 201, row, headers);
+    if (shapes.computes('create') || resource.answerViews.create || embedded.length)
+      return respond(input, 'create', 201, row, headers);
     return answerWith(201, row, answer, headers);
   };
 
-  const get: Handler = async (input) => respond(input, 'get', 200, await load(input));
+  // A read's computed fields come in the record's own query.
+  const loadShown = createRecordLoader(ctx, resource, shapes.shapeOf('get').computed);
+  const get: Handler = async (input) => respond(input, 'get', 200, await loadShown(input), undefined, true);
 
   const write = async (input: HandlerInput, op: 'update' | 'replace', next: Record<string, unknown>, current: Row) => {
     keepIntegerRefsAsText(next);

@@ -4,6 +4,7 @@ import { compileBodyValidator } from '../../runtime/validator.ts';
 import type { Row } from '../../storage/index.ts';
 import { celPrincipal, type Principal } from '../auth/principal.ts';
 import { ApiError } from '../errors/api-error.ts';
+import { createReferenceEmbedder, embeddedFields } from '../resources/embed-references.ts';
 import { objectSchema } from '../resources/json-schema.ts';
 import { createRecordLoader, expectRevision } from '../resources/load-record.ts';
 import { createRecordWriter, etagOf } from '../resources/record-io.ts';
@@ -39,6 +40,8 @@ export const compileTransition = (
   t: TransitionPlan,
 ) => {
   const writer = createRecordWriter(resource);
+  const embed = createReferenceEmbedder(ctx, resource);
+  const embedded = embeddedFields(resource);
   const guard = t.when ? compileGuard(t.when) : undefined;
   const validate = compileBodyValidator(ctx.schemas, objectSchema(t.input ?? {}, 'input'));
   const copied = Object.keys(t.input ?? {}).filter((name) => resource.fieldsByName.has(name) && name !== machine.field);
@@ -99,9 +102,17 @@ export const compileTransition = (
       ...(request.principal ? { principal: request.principal } : {}),
       ...(revision !== undefined ? { revision } : {}),
     });
+    const visible = writer.visibleTo(after, ctx.access.hiddenFields(resource, request.principal));
+    let answer: string;
+    if (embedded.length === 0) answer = writer.serialize(visible);
+    else {
+      const shown = writer.toApi(visible);
+      await embed([shown], embedded, request.principal);
+      answer = JSON.stringify(shown);
+    }
     return {
       status: 200,
-      body: writer.serialize(writer.visibleTo(after, ctx.access.hiddenFields(resource, request.principal))),
+      body: answer,
       headers: { 'content-type': 'application/json; charset=utf-8', etag: etagOf(after) },
     };
   };

@@ -26,7 +26,12 @@ const describeChange = (c: Change): Span[] => {
   const out: Span[] = [`${c.resource}: `];
   if (c.rename) out.push(code(c.rename.from), ' renamed to ', code(c.rename.to));
   if (c.add) out.push(code(c.add), ' added');
-  if (c.remove) out.push(code(c.remove), ' removed');
+  if (c.remove)
+    out.push(
+      code(c.remove),
+      ' removed',
+      ...(c.default === undefined ? [] : [' (older versions show ', code(JSON.stringify(c.default)), ')']),
+    );
   if (c.retype) out.push(code(c.retype.field), ` changed type (was ${c.retype.from.type})`);
   if (c.description) out.push(` — ${c.description}`);
   return out;
@@ -61,11 +66,19 @@ export const versioningDocs = (plan: Plan): DocSection => {
         '. Every version is served at once from one data model.',
       ),
       paragraph(
-        'Versioning is declared, not yet enforced: every request is served the current API whatever version it names, and no ',
+        'Every answer names its version in ',
+        code('Api-Version'),
+        '; a version not listed here is refused with 400 ',
+        code('unsupported_version'),
+        '. A request in an older version is translated to the newest before it is validated and stored, and its answer, errors, filters, sorts and webhook payloads are translated back. Answers in a deprecated version carry ',
         code('Deprecation'),
-        ' or ',
+        ', ',
         code('Sunset'),
-        ' header is sent yet.',
+        ' and ',
+        code('Link'),
+        '; past its sunset date it answers 410 ',
+        code('version_sunset'),
+        '.',
       ),
       table(['Version', 'Description', 'Changes', 'Deprecated', 'Sunset'], rows),
     ],

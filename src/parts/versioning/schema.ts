@@ -9,6 +9,9 @@ export const ChangeSchema = Type.Object(
     rename: Type.Optional(Type.Object({ from: Type.String(), to: Type.String() }, { additionalProperties: false })),
     add: Type.Optional(Type.String({ description: 'A field that exists from this version on.' })),
     remove: Type.Optional(Type.String({ description: 'A field that no longer exists from this version on.' })),
+    default: Type.Optional(
+      Type.Unknown({ description: 'With remove: the value older versions are shown for the removed field.' }),
+    ),
     retype: Type.Optional(
       Type.Object({ field: Type.String(), from: Type.Ref(FieldSchema) }, { additionalProperties: false }),
     ),

@@ -9,6 +9,7 @@ interface KeyRow {
   created_at: string;
   expires_at: string | null;
   revoked_at: string | null;
+  api_version: string | null;
 }
 
 const toRecord = (r: KeyRow): ApiKeyRecord => ({
@@ -19,6 +20,7 @@ const toRecord = (r: KeyRow): ApiKeyRecord => ({
   createdAt: r.created_at,
   ...(r.expires_at ? { expiresAt: r.expires_at } : {}),
   ...(r.revoked_at ? { revokedAt: r.revoked_at } : {}),
+  ...(r.api_version ? { apiVersion: r.api_version } : {}),
 });
 
 /**
@@ -42,8 +44,16 @@ export const postgresApiKeys = (db: PgPool): ApiKeyStore & { bump(): void } => {
     async create(k) {
       generation++;
       await db.rows(
-        'INSERT INTO _ninefold_api_keys (id, secret_hash, subject, roles, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)',
-        [k.id, k.secretHash, k.subject, JSON.stringify(k.roles), k.createdAt, k.expiresAt ?? null],
+        'INSERT INTO _ninefold_api_keys (id, secret_hash, subject, roles, created_at, expires_at, api_version) VALUES ($1, $2, $3, $4, $5, $6, $7)',
+        [
+          k.id,
+          k.secretHash,
+          k.subject,
+          JSON.stringify(k.roles),
+          k.createdAt,
+          k.expiresAt ?? null,
+          k.apiVersion ?? null,
+        ],
       );
       await told();
     },

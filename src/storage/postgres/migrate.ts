@@ -15,6 +15,7 @@ import { quote } from '../sql/dialect.ts';
 import { indexStatements } from '../sql/indexes.ts';
 import { type MigrationReport, StoreError } from '../store.ts';
 import { asSqliteValue, DATA_TYPE, ddlType, pgType, tableColumns } from './columns.ts';
+import { migratePostgresTallies } from './tallies.ts';
 
 const META = '_ninefold_fields';
 
@@ -234,5 +235,6 @@ export const migratePostgres = async (client: Client, plan: Plan, allowDataLoss:
     for (const statement of indexStatements(resource)) await client.query(statement);
   }
   if (problems.length > 0) throw refusal(problems);
+  await migratePostgresTallies(client, plan);
   return report;
 };

@@ -24,7 +24,8 @@ CREATE TABLE IF NOT EXISTS _ninefold_counters (key text COLLATE "C" PRIMARY KEY,
 
 CREATE TABLE IF NOT EXISTS _ninefold_api_keys (
   id text COLLATE "C" PRIMARY KEY, secret_hash text COLLATE "C" NOT NULL, subject text COLLATE "C" NOT NULL, roles text COLLATE "C" NOT NULL,
-  created_at text COLLATE "C" NOT NULL, expires_at text COLLATE "C", revoked_at text COLLATE "C");
+  created_at text COLLATE "C" NOT NULL, expires_at text COLLATE "C", revoked_at text COLLATE "C", api_version text COLLATE "C");
+ALTER TABLE _ninefold_api_keys ADD COLUMN IF NOT EXISTS api_version text COLLATE "C";
 
 CREATE TABLE IF NOT EXISTS _ninefold_events (
   pk bigserial PRIMARY KEY, seq bigint UNIQUE, type text COLLATE "C" NOT NULL, time text COLLATE "C" NOT NULL,

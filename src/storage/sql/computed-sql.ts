@@ -24,7 +24,7 @@ export const computedShapeKey = (columns: readonly ComputedColumn[] | undefined)
     ? `|x:${columns
         .map(
           (c) =>
-            `${c.name}:${c.kind}:${c.from}(${c.terms.map((t) => `${t.field}${t.op}${'record' in t ? `r.${t.record}` : isVoid(t) ? '0' : '?'}`).join(',')})`,
+            `${c.name}:${c.kind}:${c.tally ?? c.from}(${c.terms.map((t) => `${t.field}${t.op}${'record' in t ? `r.${t.record}` : isVoid(t) ? '0' : '?'}`).join(',')})`,
         )
         .join(';')}`
     : '';
@@ -46,6 +46,7 @@ export const buildComputedSql = (
   const outerTable = quote(outer.table);
   const aliases = columns.map((_, i) => alias(i));
   const parts = columns.map((c, i) => {
+    if (c.tally) return `${outerTable}.${quote(c.tally)} AS ${quote(alias(i))}`;
     const from = resourceOf(c.from);
     const inner = quote(`nf_c${i}`);
     const terms = c.terms.map((t) => {
@@ -66,7 +67,9 @@ export const buildComputedSql = (
   return {
     select: parts.join(', '),
     params: (cols) =>
-      cols.flatMap((c) => c.terms.flatMap((t) => ('value' in t && !isVoid(t) ? [dialect.bind(t.value)] : []))),
+      cols.flatMap((c) =>
+        (c.tally ? [] : c.terms).flatMap((t) => ('value' in t && !isVoid(t) ? [dialect.bind(t.value)] : [])),
+      ),
     fill: (row, raw, offset) => {
       for (let i = 0; i < columns.length; i++) {
         const c = columns[i] as ComputedColumn;

@@ -9,6 +9,7 @@ interface KeyRow {
   created_at: string;
   expires_at: string | null;
   revoked_at: string | null;
+  api_version: string | null;
 }
 
 const toRecord = (r: KeyRow): ApiKeyRecord => ({
@@ -19,6 +20,7 @@ const toRecord = (r: KeyRow): ApiKeyRecord => ({
   createdAt: r.created_at,
   ...(r.expires_at ? { expiresAt: r.expires_at } : {}),
   ...(r.revoked_at ? { revokedAt: r.revoked_at } : {}),
+  ...(r.api_version ? { apiVersion: r.api_version } : {}),
 });
 
 const MAX_CACHED = 10_000;
@@ -32,9 +34,12 @@ const MAX_CACHED = 10_000;
 export const sqliteApiKeys = (db: Database): ApiKeyStore => {
   db.exec(`CREATE TABLE IF NOT EXISTS _ninefold_api_keys (
     id TEXT PRIMARY KEY, secret_hash TEXT NOT NULL, subject TEXT NOT NULL, roles TEXT NOT NULL,
-    created_at TEXT NOT NULL, expires_at TEXT, revoked_at TEXT) STRICT`);
+    created_at TEXT NOT NULL, expires_at TEXT, revoked_at TEXT, api_version TEXT) STRICT`);
+  // Databases made before keys carried a version get the column in place.
+  const columns = db.prepare("SELECT name FROM pragma_table_info('_ninefold_api_keys')").pluck().all() as string[];
+  if (!columns.includes('api_version')) db.exec('ALTER TABLE _ninefold_api_keys ADD COLUMN api_version TEXT');
   const insert = db.prepare(
-    'INSERT INTO _ninefold_api_keys (id, secret_hash, subject, roles, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)',
+    'INSERT INTO _ninefold_api_keys (id, secret_hash, subject, roles, created_at, expires_at, api_version) VALUES (?, ?, ?, ?, ?, ?, ?)',
   );
   const find = db.prepare('SELECT * FROM _ninefold_api_keys WHERE id = ?');
   const list = db.prepare('SELECT * FROM _ninefold_api_keys ORDER BY created_at, id');
@@ -70,7 +75,15 @@ export const sqliteApiKeys = (db: Database): ApiKeyStore => {
     },
     async create(k) {
       changed();
-      insert.run(k.id, k.secretHash, k.subject, JSON.stringify(k.roles), k.createdAt, k.expiresAt ?? null);
+      insert.run(
+        k.id,
+        k.secretHash,
+        k.subject,
+        JSON.stringify(k.roles),
+        k.createdAt,
+        k.expiresAt ?? null,
+        k.apiVersion ?? null,
+      );
     },
     async find(id) {
       checkVersion();

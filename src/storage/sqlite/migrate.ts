@@ -8,6 +8,7 @@ import { type MigrationReport, StoreError } from '../store.ts';
 import { quote, sqliteType, tableColumns } from './columns.ts';
 import { conversionFunctions, enumChange, type FieldChange, type Problem, retype } from './field-changes.ts';
 import { rebuildTable } from './rebuild.ts';
+import { migrateSqliteTallies } from './tallies.ts';
 
 const META = '_ninefold_fields';
 
@@ -166,6 +167,7 @@ export const migrateSqlite = (db: Database, plan: Plan, allowDataLoss: boolean):
       for (const statement of indexStatements(resource)) db.exec(statement);
     }
     if (problems.length > 0) throw refusal(problems);
+    migrateSqliteTallies(db, plan);
   });
   apply.immediate();
   return report;

@@ -1,0 +1,138 @@
+import type { FastifyReply } from 'fastify';
+import type { Exchange, Step } from '../../runtime/lifecycle.ts';
+import type { ServerPart } from '../../runtime/part.ts';
+import { ApiError, type FieldError } from '../errors/api-error.ts';
+import { createRecordDown, shiftAnswer, shiftQuery } from './answer-shift.ts';
+import type { VersioningPlan, VersionPlan } from './plan.ts';
+import { requestedVersion } from './select.ts';
+import type { RecordShift } from './shift.ts';
+
+const WRITES = new Set(['create', 'update', 'replace']);
+/** Answers that are records of the route's resource (a transition answers the record too). */
+const NOT_RECORDS = new Set(['delete', 'history']);
+
+const addVary = (reply: FastifyReply, name: string) => {
+  const current = reply.getHeader('vary');
+  const list = typeof current === 'string' && current ? `${current}, ${name}` : name;
+  reply.header('vary', list);
+};
+
+/** RFC 9745 and RFC 8594 on every answer of a deprecated version. */
+const retirementHeaders = (reply: FastifyReply, version: VersionPlan) => {
+  if (!version.deprecated) return;
+  const link = version.link ?? '/docs';
+  if (version.deprecation !== undefined) reply.header('deprecation', `@${version.deprecation}`);
+  const links = [`<${link}>; rel="deprecation"; type="text/html"`];
+  if (version.sunset) {
+    reply.header('sunset', version.sunset);
+    links.push(`<${link}>; rel="sunset"; type="text/html"`);
+  }
+  const current = reply.getHeader('link');
+  reply.header('link', typeof current === 'string' && current ? `${current}, ${links.join(', ')}` : links.join(', '));
+};
+
+/** Errors of the newest version as an older one names them: pointers and the field names messages quote. */
+const shiftError = (shift: RecordShift) => (error: ApiError) => {
+  if (!error.errors?.length && !error.detail) return error;
+  const field = (e: FieldError): FieldError => ({
+    ...e,
+    pointer: shift.pointer(e.pointer),
+    message: shift.message(e.message),
+  });
+  return new ApiError(
+    error.code,
+    error.detail === undefined ? undefined : shift.message(error.detail),
+    error.errors?.map(field),
+    error.extensions,
+    error.headers,
+  );
+};
+
+/**
+ * Part 9 on the server: every route but the built-in pages learns its version before the body is read (the
+ * scheme, else the caller's key, else the default), answers in it, and says so. A request in an older version has
+ * its body shifted up to the newest before validation and its answer shifted back down; the newest costs a lookup.
+ */
+export const versioningPart: ServerPart = {
+  name: 'versioning',
+  install(host) {
+    const { plan, ctx } = host;
+    const versioning: VersioningPlan | undefined = plan.versioning;
+    if (!versioning) return;
+    const { newest, byId, ids } = versioning;
+    const header = plan.spec.versioning?.name ?? 'Api-Version';
+    const vary = versioning.scheme === 'header' ? header : versioning.scheme === 'media-type' ? 'Accept' : '';
+    const records = createRecordDown(plan, versioning);
+    const listing = ids.join(', ');
+    const shiftOf = (exchange: Exchange): RecordShift | undefined => {
+      const resource = exchange.route.kind.resource;
+      return exchange.version === newest || !resource
+        ? undefined
+        : versioning.shifts.get(exchange.version ?? '')?.get(resource);
+    };
+
+    host.step('version', (route) => {
+      if (route.root) return undefined;
+      const list = route.kind.action === 'list' && !route.kind.custom;
+      return (exchange) => {
+        const { request, reply } = exchange;
+        const pinned = exchange.principal?.claims.apiVersion;
+        const named =
+          requestedVersion(versioning, request)?.trim() || (typeof pinned === 'string' ? pinned : undefined);
+        const id = named ?? versioning.fallback;
+        const version = byId.get(id);
+        if (!version)
+          throw new ApiError(
+            'unsupported_version',
+            `API version "${id.slice(0, 64)}" is not served; served versions: ${listing}.`,
+            undefined,
+            { versions: [...ids] },
+          );
+        exchange.version = id;
+        reply.header('api-version', id);
+        if (vary) addVary(reply, vary);
+        retirementHeaders(reply, version);
+        if (version.sunsetMs !== undefined && ctx.now().getTime() >= version.sunsetMs)
+          throw new ApiError(
+            'version_sunset',
+            `API version ${id} was retired on ${version.sunset}; served versions: ${listing}.`,
+            undefined,
+            { versions: ids.filter((v) => !isSunset(byId.get(v), ctx.now())) },
+          );
+        if (id === newest) return;
+        const shift = shiftOf(exchange);
+        if (!shift) return;
+        exchange.reshapeError = shiftError(shift);
+        if (list) shiftQuery(request.query as Record<string, unknown>, shift);
+      };
+    });
+
+    host.step('parse', (route): Step | undefined => {
+      const { resource, action, custom } = route.kind;
+      if (!resource || custom || !WRITES.has(action)) return undefined;
+      return (exchange) => {
+        if (exchange.version === newest) return;
+        const shift = shiftOf(exchange);
+        if (shift) exchange.body = shift.up(exchange.body);
+      };
+    });
+
+    host.step('answer', (route): Step | undefined => {
+      const { resource: name, action, custom } = route.kind;
+      const resource = name ? plan.resourcesByName.get(name) : undefined;
+      if (!resource || custom || NOT_RECORDS.has(action)) return undefined;
+      const list = action === 'list';
+      return (exchange) => {
+        const version = exchange.version;
+        const out = exchange.output;
+        if (version === newest || version === undefined || !out?.body || out.status < 200 || out.status > 299) return;
+        if (!records.differs(version, resource.name)) return;
+        const body = shiftAnswer(resource, list, JSON.parse(out.body), (r) => records.down(version, resource.name, r));
+        exchange.output = { ...out, body: JSON.stringify(body) };
+      };
+    });
+  },
+};
+
+const isSunset = (version: VersionPlan | undefined, now: Date) =>
+  version?.sunsetMs !== undefined && now.getTime() >= version.sunsetMs;
