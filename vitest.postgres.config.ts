@@ -21,6 +21,8 @@ export default defineConfig({
       'test/idempotency.test.ts',
       'test/limits-quotas.test.ts',
       'test/limits-rate.test.ts',
+      'test/limits-sizes.test.ts',
+      'test/limits-timeouts.test.ts',
       'test/lists*.test.ts',
       'test/pipeline-wire.test.ts',
       'test/reliability-bad-input*.test.ts',
