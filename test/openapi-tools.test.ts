@@ -30,6 +30,8 @@ const specFiles = [
   // Natural keys, nested keys, the caller's own record, integer and UUIDv7 ids.
   'test/fixtures/paths/service.yaml',
   'test/fixtures/relations/service.yaml',
+  // Error payload presets, remapped codes, key and token words (issue 17 items 9–11).
+  ...readdirSync('test/fixtures/errauth').map((f) => join('test/fixtures/errauth', f)),
 ];
 
 const planOf = async (file: string) => {
@@ -180,7 +182,8 @@ const extensionMembersInCode = (): Map<string, string> => {
     if (ts.isNewExpression(node) && node.expression.getText() === 'ApiError') {
       const extensions = node.arguments?.[3];
       if (extensions && ts.isObjectLiteralExpression(extensions))
-        for (const p of extensions.properties) if (p.name) found.set(p.name.getText(), file);
+        for (const p of extensions.properties)
+          if (p.name) found.set(ts.isStringLiteral(p.name) ? p.name.text : p.name.getText(), file);
     }
     ts.forEachChild(node, (child) => visit(file, child));
   };

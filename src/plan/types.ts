@@ -216,6 +216,18 @@ export interface ResourcePlan {
   readonly lists: readonly NamedListPlan[];
   /** This resource is a join of the caller and a target, added and removed through one path. */
   readonly relation?: RelationPlan;
+  /** A user store that signs up and signs in (endpoints.<R>.session). */
+  readonly session?: SessionPlan;
+}
+
+/** Sign-up (create), sign-in and the caller's own record, answered with a token signed by `scheme`. */
+export interface SessionPlan {
+  readonly scheme: string;
+  readonly field: string;
+  readonly identifier: string;
+  readonly password: string;
+  readonly signIn: string;
+  readonly expiresInMs: number;
 }
 
 export type PagingStyle = 'cursor' | 'offset' | 'page' | 'starting_after';
@@ -334,14 +346,32 @@ export interface ErrorEntryPlan {
   readonly status: number;
   readonly title: string;
   readonly description?: string;
+  /** The problem `type` when it is a registered one rather than `typeBase` + code. */
+  readonly type?: string;
   readonly builtIn: boolean;
 }
 
+/** How one code's occurrences read, beyond its catalogue entry (errors.remap). */
+export interface ErrorWording {
+  readonly message?: string;
+  readonly field?: string;
+  readonly type?: string;
+}
+
 export interface ErrorsPlan {
-  readonly format: 'problem+json' | 'custom';
+  readonly format: 'problem+json' | 'custom' | 'per-field' | 'stripe' | 'github';
   readonly typeBase: string;
+  /** Built-in and service codes, with the spec's remapped statuses and titles. */
   readonly catalogue: ReadonlyMap<string, ErrorEntryPlan>;
+  /** The payload template of every format but problem+json (a preset's, or the spec's own). */
   readonly payload?: unknown;
+  readonly wording: ReadonlyMap<string, ErrorWording>;
+  /** Field codes renamed on the wire ("*": every other). */
+  readonly fieldCodes: ReadonlyMap<string, string>;
+  readonly fieldMessages: ReadonlyMap<string, string>;
+  /** "{type}" by code, then by status class (4xx, 5xx). */
+  readonly types: ReadonlyMap<string, string>;
+  readonly documentation?: string;
 }
 
 export interface LimitsPlan {
@@ -349,10 +379,49 @@ export interface LimitsPlan {
   readonly maxPageSize: number;
   readonly depth: number;
   readonly requestTimeoutMs: number;
-  readonly rate?: {
-    readonly default?: Rate;
-    readonly by: 'principal' | 'ip';
-    readonly endpoints: ReadonlyMap<string, Rate>;
-  };
+  readonly rate?: RatePlan;
+  /** Successful calls per caller per calendar period, by `Resource.operation` (or transition). */
   readonly quotas: ReadonlyMap<string, Rate>;
+  /** Proxies (addresses, CIDRs) whose X-Forwarded-For / Forwarded is believed. */
+  readonly trustProxy: readonly string[];
+  /** redis://… where rate counters are shared; undefined: in process (NINEFOLD_REDIS_URL overrides). */
+  readonly store?: string;
+  readonly onStoreFailure: 'open' | 'closed';
+  /** Sizes, time-outs and overload beyond the four above (limits.size, limits.timeouts, limits.overload). */
+  readonly guards: GuardsPlan;
+}
+
+export interface RatePlan {
+  readonly default?: Rate;
+  readonly by: 'principal' | 'ip';
+  /** By the spec's key: a route ("POST /orders") or an operation (Order.place, a custom endpoint's name). */
+  readonly endpoints: ReadonlyMap<string, Rate>;
+  /** The default for callers with a role (the highest wins); `anonymous`: callers without credentials. */
+  readonly roles: ReadonlyMap<string, Rate>;
+}
+
+/** What the limits part enforces on every request besides rates and quotas. Route maps are keyed by routeKey(). */
+export interface GuardsPlan {
+  /** Most items any array of a body may hold. */
+  readonly arrayItems: number;
+  /** Longest request target (path and query), in bytes: 414 past it. */
+  readonly urlBytes: number;
+  /** Node's maxHeaderSize: request line and headers together; 431 past it. */
+  readonly headerBytes: number;
+  /** Body limits of single routes, in bytes. */
+  readonly bodyBytes: ReadonlyMap<string, number>;
+  /** Time to receive the request line and headers; 408 past it. */
+  readonly headersTimeoutMs: number;
+  /** Time to receive the whole request; 408 past it. */
+  readonly receiveTimeoutMs: number;
+  /** Time budgets of single routes. */
+  readonly timeoutMs: ReadonlyMap<string, number>;
+  readonly overload?: OverloadPlan;
+}
+
+export interface OverloadPlan {
+  readonly lagMs: number;
+  readonly retryAfterS: number;
+  /** Routes answered even while overloaded (the health checks always are). */
+  readonly critical: ReadonlySet<string>;
 }

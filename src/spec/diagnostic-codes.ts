@@ -172,6 +172,12 @@ export const DIAGNOSTIC_CODES = {
     summary: 'The state field is also declared as an ordinary field of another type.',
   },
   // endpoints
+  'invalid-session': {
+    severity: 'error',
+    part: 'endpoints',
+    summary:
+      'A session that cannot work: its scheme cannot sign, its identifier or password field is missing, its token member is taken.',
+  },
   'unknown-operation-resource': {
     severity: 'error',
     part: 'endpoints',
@@ -293,6 +299,16 @@ export const DIAGNOSTIC_CODES = {
     part: 'auth',
     summary: 'A scheme lacks what its type needs (apiKey without name, bearer without key…).',
   },
+  'misplaced-scheme-option': {
+    severity: 'error',
+    part: 'auth',
+    summary: 'A scheme option its type does not have: prefix on a non-apiKey scheme, scheme on a non-bearer one.',
+  },
+  'key-prefix-mismatch': {
+    severity: 'error',
+    part: 'auth',
+    summary: 'Two apiKey schemes with different key prefixes (they read one key store).',
+  },
   'rule-unknown-resource': {
     severity: 'error',
     part: 'auth',
@@ -329,13 +345,45 @@ export const DIAGNOSTIC_CODES = {
     summary: 'An endpoint names an error code that is not in any catalogue.',
   },
   'missing-error-payload': { severity: 'error', part: 'errors', summary: 'format: custom without a payload template.' },
+  'error-payload-ignored': {
+    severity: 'error',
+    part: 'errors',
+    summary: 'A payload template with format problem+json, which never uses it.',
+  },
+  'unknown-error-placeholder': {
+    severity: 'error',
+    part: 'errors',
+    summary: 'A payload template placeholder names nothing an error (or a failing field) has.',
+  },
+  'unknown-error-remap': {
+    severity: 'error',
+    part: 'errors',
+    summary: 'errors.remap or errors.types names a code that is not in the catalogue.',
+  },
+  'unknown-field-code': {
+    severity: 'error',
+    part: 'errors',
+    summary: 'errors.fieldCodes or errors.fieldMessages names a field code that does not exist.',
+  },
   // limits
   'invalid-rate': { severity: 'error', part: 'limits', summary: 'A rate or quota is not like 100/min.' },
   'invalid-size': { severity: 'error', part: 'limits', summary: 'A size is not like 1mb, 512kb or 100b.' },
   'unknown-limit-target': {
     severity: 'error',
     part: 'limits',
-    summary: 'A limit names an endpoint or operation that does not exist.',
+    summary: 'A limit names an endpoint, operation or role that does not exist.',
+  },
+  'invalid-trust-proxy': {
+    severity: 'error',
+    part: 'limits',
+    summary: 'A trustProxy entry is not an address or CIDR.',
+  },
+  'invalid-limits-store': { severity: 'error', part: 'limits', summary: 'limits.store is not a redis:// URL.' },
+  'limit-conflict': {
+    severity: 'error',
+    part: 'limits',
+    summary:
+      'Two limits contradict each other (a URL limit not below the header limit, a header time-out past the body one).',
   },
   // versioning
   'duplicate-version': { severity: 'error', part: 'versioning', summary: 'Two versions share an id.' },

@@ -259,6 +259,8 @@ export interface CounterStore {
   peek(key: string, now: Date): Promise<CounterWindow | undefined>;
   /** Deletes at most `limit` windows that ended before `now`; how many went. */
   purgeBefore(now: Date, limit: number): Promise<number>;
+  /** Ends the window of `key` now (an admin resets a caller's quota). */
+  reset(key: string): Promise<void>;
 }
 
 /** What a store tells its readers about: new events, changed API keys, changed webhook endpoints. */

@@ -2,6 +2,7 @@ import type { Operation } from '../../plan/types.ts';
 import type { Handler } from '../../runtime/context.ts';
 import type { ServerPart } from '../../runtime/part.ts';
 import type { BodyKind, Method } from '../../runtime/route-spec.ts';
+import { createSession } from '../auth/session.ts';
 import { declaredEmitter } from '../events/declared.ts';
 import { compileRecordHandlers, type RecordHandlers } from '../resources/runtime.ts';
 import { compileCustomHandler } from './custom-runtime.ts';
@@ -41,9 +42,17 @@ export const endpointsPart: ServerPart = {
         replace: ['json', h.replace],
         delete: ['none', h.remove],
       };
+      const session = resource.session ? createSession(ctx, resource, resource.session) : undefined;
       for (const route of resource.routes) {
         const [body, handler] = handlerOf[route.operation];
-        add(route.method, route.path, route.operation, body, boundHandler(ctx, resource, route, handler));
+        const bound = boundHandler(ctx, resource, route, handler);
+        const answered =
+          session && route.operation === 'create'
+            ? session.signUp(bound)
+            : session && route.self
+              ? session.own(bound)
+              : bound;
+        add(route.method, route.path, route.operation, body, answered);
       }
       // Named lists answer as the list does (its access, paging and envelope); a distinct list answers values.
       for (const named of resource.lists)
@@ -69,6 +78,17 @@ export const endpointsPart: ServerPart = {
         host.route({ method: relation.add, operation: `${resource.name}.add`, ...op('create'), handler: adds });
         host.route({ method: 'DELETE', operation: `${resource.name}.remove`, ...op('delete'), handler: remove });
       }
+      if (session && resource.session)
+        host.route({
+          method: 'POST',
+          path: resource.session.signIn,
+          operation: `${resource.name}.signIn`,
+          kind: { resource: resource.name, action: 'signIn' },
+          body: 'json',
+          // The failed-login counts must outlive a refused sign-in: no transaction to roll them back.
+          transaction: false,
+          handler: wireRecordRoute(resource, session.signIn(h.get)),
+        });
     }
     const emit = declaredEmitter(ctx);
     const doors = createRecordDoors(ctx, handlers);

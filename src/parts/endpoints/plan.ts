@@ -8,6 +8,7 @@ import type {
   StateMachinePlan,
 } from '../../plan/types.ts';
 import type { ServiceSpec } from '../../spec/schema.ts';
+import { parseDuration } from '../../spec/units.ts';
 import { collectionSegment } from '../resources/naming.ts';
 import type { ResourceSpec } from '../resources/schema.ts';
 import { isListParamProblem, resolveListParam } from './list-params-plan.ts';
@@ -16,6 +17,8 @@ import { keyModel } from './path-binding.ts';
 import { boundPath, defaultItemPath, planParentParams, planRoutes } from './route-plan.ts';
 import type { ResourceEndpointsSpec } from './schema.ts';
 import { planWire, serviceWire } from './wire-plan.ts';
+
+const DAY_MS = 86_400_000;
 
 export const DEFAULT_OPERATIONS: readonly Operation[] = ['list', 'get', 'create', 'update', 'delete'];
 export const DEFAULT_PAGE_SIZE = 20;
@@ -57,6 +60,7 @@ export const planResourceEndpoints = (
   | 'item'
   | 'lists'
   | 'relation'
+  | 'session'
 > => {
   const entry = resourceEndpointsSpec(spec, name);
   const model = keyModel(spec);
@@ -102,6 +106,18 @@ export const planResourceEndpoints = (
     routes: planRoutes(model, name, entry, operations, { collection: collectionPath, item: itemPath }, parentParams),
     lists: planNamedLists(spec, name, entry),
     ...(relation ? { relation } : {}),
+    ...(entry?.session
+      ? {
+          session: {
+            scheme: entry.session.scheme,
+            field: entry.session.field ?? 'token',
+            identifier: entry.session.identifier,
+            password: entry.session.password ?? 'password',
+            signIn: entry.session.signIn,
+            expiresInMs: parseDuration(entry.session.expiresIn ?? '24h') ?? DAY_MS,
+          },
+        }
+      : {}),
   };
 };
 

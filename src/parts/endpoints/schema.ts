@@ -45,6 +45,24 @@ export const SelfSchema = Type.Object(
   },
 );
 
+export const SessionSchema = Type.Object(
+  {
+    scheme: Type.String({
+      description: 'The bearer (JWT) scheme whose secret signs the tokens, and which reads them.',
+    }),
+    field: Type.Optional(Type.String({ description: 'The answer member holding the token (default token).' })),
+    identifier: Type.String({ description: 'Sign-in: the unique field naming the user (email, username).' }),
+    password: Type.Optional(Type.String({ description: 'The password field (default password), stored hashed.' })),
+    signIn: Type.String({ pattern: '^/', description: 'Sign-in: POST path taking the identifier and password.' }),
+    expiresIn: Type.Optional(Type.String({ description: 'How long a token is good for (default 24h).' })),
+  },
+  {
+    additionalProperties: false,
+    description:
+      'A user store: create signs up (password hashed), POST signIn checks the password; both, and the caller’s own record, answer with a freshly signed token.',
+  },
+);
+
 export const KeySchema = Type.Union([Type.String(), Type.Array(Type.String(), { minItems: 1 })], {
   description: 'Natural key: the item path binds this unique field (or these fields, a compound unique key).',
 });
@@ -85,6 +103,7 @@ export const ResourceEndpointsSchema = Type.Object(
       }),
     ),
     relation: Type.Optional(RelationSchema),
+    session: Type.Optional(SessionSchema),
     overrides: Type.Optional(
       Type.Object(Object.fromEntries(OPERATIONS.map((o) => [o, Type.Optional(OperationOverrideSchema)])), {
         additionalProperties: false,

@@ -87,7 +87,7 @@ export class SqliteStore implements Store {
         translatingErrors(writesOwnTransaction(group, built, writes), methodsOf(built), translate, admit);
       this.idempotency = part(sqliteIdempotency(db), ['claim', 'complete', 'purgeBefore']);
       this.stateLog = part(sqliteStateLog(db), ['append', 'schedule', 'cancel', 'claimDue', 'finish']);
-      this.counters = part(sqliteCounters(db), ['hit', 'purgeBefore']);
+      this.counters = part(sqliteCounters(db), ['hit', 'purgeBefore', 'reset']);
       this.sequences = part(sqliteSequences(db), ['next']);
       this.apiKeys = notifying(this.signals, 'keys', part(sqliteApiKeys(db), ['create', 'revoke']), [
         'create',
