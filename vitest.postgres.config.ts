@@ -19,6 +19,7 @@ export default defineConfig({
       'test/events-stream.test.ts',
       'test/events-webhooks.test.ts',
       'test/idempotency.test.ts',
+      'test/example-*.test.ts',
       'test/limits-quotas.test.ts',
       'test/limits-rate.test.ts',
       'test/limits-sizes.test.ts',
