@@ -72,7 +72,10 @@ describe('embedded references and expand on reads', () => {
   const profile = (name: 'ann' | 'bob', following: boolean) => ({ username: name, following });
 
   it('shows an embedded reference as its view in every answer, for the caller, and takes an id in requests', async () => {
-    const created = await call(s.url, 'POST', '/articles', { json: { title: 'Hi', author: users.ann }, headers: as.bob });
+    const created = await call(s.url, 'POST', '/articles', {
+      json: { title: 'Hi', author: users.ann },
+      headers: as.bob,
+    });
     expect(created.status, created.text).toBe(201);
     expect(created.body).toMatchObject({ title: 'Hi', author: profile('ann', true) });
     article = (created.body as { id: string }).id;
@@ -84,7 +87,9 @@ describe('embedded references and expand on reads', () => {
       author: profile('ann', false),
     });
     const page = await call(s.url, 'GET', '/articles', { headers: as.bob });
-    expect((page.body as { data: unknown[] }).data).toEqual([expect.objectContaining({ author: profile('ann', true) })]);
+    expect((page.body as { data: unknown[] }).data).toEqual([
+      expect.objectContaining({ author: profile('ann', true) }),
+    ]);
     const patched = await call(s.url, 'PATCH', `/articles/${article}`, { json: { title: 'Hello' }, headers: as.ann });
     expect(patched.body).toMatchObject({ title: 'Hello', author: profile('ann', false) });
     const published = await call(s.url, 'POST', `/articles/${article}/publish`, { json: {}, headers: as.bob });

@@ -242,7 +242,7 @@ endpoints:
   });
   afterAll(() => s?.close({ remove: true }));
 
-  it('renames a view\'s fields and computed fields as the wire names every field, in answers and in the document', async () => {
+  it("renames a view's fields and computed fields as the wire names every field, in answers and in the document", async () => {
     const ann = (await call(s.url, 'POST', '/users', { json: { user_name: 'ann', bio: 'hi' } })).body as { id: string };
     const bob = (await call(s.url, 'POST', '/users', { json: { user_name: 'bob' } })).body as { id: string };
     expect((await call(s.url, 'POST', '/follows', { json: { follower: bob.id, followee: ann.id } })).status).toBe(201);
