@@ -44,7 +44,7 @@ const BUILT_IN_TAGS = [
  * built-in APIs the server mounts for this plan (event log and stream, webhook endpoints, key and callback admin,
  * health), each described where its part is.
  */
-export const buildOpenApi = (plan: Plan): Record<string, unknown> => {
+export const buildOpenApi = (plan: Plan, shown = plan.versioning?.newest): Record<string, unknown> => {
   const components = emptyComponents();
   for (const resource of plan.resources)
     Object.assign(components.schemas, resourceComponents(resource, plan.resourcesByName));
@@ -74,7 +74,7 @@ export const buildOpenApi = (plan: Plan): Record<string, unknown> => {
   for (const api of builtIns) Object.assign(components.schemas, api.schemas);
   for (const { method, path, operation } of builtInOperations) paths[path] = { ...paths[path], [method]: operation };
   applySecurity(plan, paths, builtInOperations);
-  applyVersionParameter(plan, paths, builtInOperations);
+  applyVersionParameter(plan, paths, builtInOperations, shown);
   const pushed = eventWebhooks(plan, eventDocs(plan, new Set(Object.keys(components.schemas))));
   if (pushed) {
     Object.assign(components.schemas, pushed.schemas);
@@ -95,7 +95,7 @@ export const buildOpenApi = (plan: Plan): Record<string, unknown> => {
   dropUnused(components, JSON.stringify({ paths, webhooks: pushed?.webhooks }));
   return {
     openapi: '3.1.0',
-    info: purposeInfo(plan),
+    info: { ...purposeInfo(plan), ...(shown ? { version: shown } : {}) },
     // Relative: the service itself, wherever this document was fetched from (paths carry the base path).
     servers: [{ url: '/', description: 'This service.' }],
     ...(tags.length ? { tags } : {}),
