@@ -19,6 +19,8 @@ export default defineConfig({
       'test/events-stream.test.ts',
       'test/events-webhooks.test.ts',
       'test/idempotency.test.ts',
+      'test/limits-quotas.test.ts',
+      'test/limits-rate.test.ts',
       'test/lists*.test.ts',
       'test/pipeline-wire.test.ts',
       'test/reliability-bad-input*.test.ts',

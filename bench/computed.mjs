@@ -1,6 +1,7 @@
 // node bench/computed.mjs — what two per-caller computed fields cost a list of 20, on SQLite and on PostgreSQL.
-//   on   Ninefold serving bench/computed.yaml: GET /articles?limit=20 with `favorited` (exists) and
-//        `favoritesCount` (count), computed as correlated subqueries in the page's own SELECT
+//   on     Ninefold serving bench/computed.yaml: GET /articles?limit=20 with `favorited` (exists, a correlated
+//          subquery in the page's own SELECT) and `favoritesCount` (count, a tally column the database keeps)
+//   caller the same with a count that reads the caller (bench/computed-caller.yaml): a subquery per row, no tally
 //   off  the same server on bench/computed-off.yaml: the same tables and rows, no computed fields
 // Both answer the same caller (an API key whose subject is a user with favourites). Lines are interleaved, every line
 // once per round; each run is a fresh server process pinned to SERVER_CPU, wrk pinned to CLIENT_CPU, a warm-up
@@ -29,6 +30,7 @@ const SERVER_CPU = env.SERVER_CPU ?? '0';
 const CLIENT_CPU = env.CLIENT_CPU ?? '1';
 const ON = join(BENCH, 'computed.yaml');
 const OFF = join(BENCH, 'computed-off.yaml');
+const CALLER = join(BENCH, 'computed-caller.yaml');
 const log = (...a) => process.stderr.write(`[${new Date().toISOString().slice(11, 19)}] ${a.join(' ')}\n`);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -107,6 +109,12 @@ if (env.PG !== '0') {
 const lines = targets.flatMap((t) => [
   { ...t, computed: false, spec: OFF, label: `${t.store} list of 20, no computed fields` },
   { ...t, computed: true, spec: ON, label: `${t.store} list of 20 + favorited (exists) + favoritesCount (count)` },
+  {
+    ...t,
+    computed: 'caller',
+    spec: CALLER,
+    label: `${t.store} list of 20 + favorited (exists) + favourites by others (count reading the caller)`,
+  },
 ]);
 
 const pinned = (cpu, cmd, args) => ['taskset', ['-c', cpu, cmd, ...args]];
@@ -169,7 +177,9 @@ const check = async (line) => {
   ).json();
   const first = page.data[0];
   if (page.data.length !== 20) throw new Error(`${line.label}: ${page.data.length} records`);
-  if (line.computed && (first.favorited !== true || first.favoritesCount !== 1))
+  // Article 0 is favourited by the caller alone: 1 in all, 0 by others.
+  const count = line.computed === 'caller' ? 0 : 1;
+  if (line.computed && (first.favorited !== true || first.favoritesCount !== count))
     throw new Error(`${line.label}: article 0 answered ${JSON.stringify(first)}`);
   if (!line.computed && 'favorited' in first) throw new Error(`${line.label}: computed fields without them`);
 };
@@ -212,15 +222,14 @@ const out = [
 ];
 for (const t of targets) {
   const offLabel = `${t.store} list of 20, no computed fields`;
-  const onLabel = `${t.store} list of 20 + favorited (exists) + favoritesCount (count)`;
   const off = results.get(offLabel);
-  const on = results.get(onLabel);
-  const ratios = on.map((r, i) => r.rps / off[i].rps);
-  const cpuRatios = on.map((r, i) => off[i].cpuUs / r.cpuUs);
-  for (const [label, list, ratio, cpuRatio] of [
-    [offLabel, off, undefined, undefined],
-    [onLabel, on, ratios, cpuRatios],
-  ]) {
+  const onLines = lines.filter((l) => l.store === t.store && l.computed).map((l) => l.label);
+  const rows = [[offLabel, off, undefined, undefined]];
+  for (const label of onLines) {
+    const on = results.get(label);
+    rows.push([label, on, on.map((r, i) => r.rps / off[i].rps), on.map((r, i) => off[i].cpuUs / r.cpuUs)]);
+  }
+  for (const [label, list, ratio, cpuRatio] of rows) {
     const rps = list.map((r) => r.rps);
     const fmt = (xs) => (xs ? xs.map((x) => x.toFixed(2)).join(', ') : '');
     out.push(

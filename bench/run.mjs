@@ -12,6 +12,7 @@
 //                 LINES=<comma-separated keys, see LINES below> KEEP_DATA=0 RESULTS=bench/RESULTS.md (''=don't write)
 //                 ORDERS=150000 (orders in cart for the transition lines: each request takes the next fresh one)
 //                 PG_URL=postgres://postgres@127.0.0.1:5432/test (the PostgreSQL lines; left out of the default set when unreachable)
+//                 REDIS_URL=redis://127.0.0.1:6379 (the line with rate counters in Redis)
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import {
   copyFileSync,
@@ -42,6 +43,9 @@ const POST_BODY = '{"name":"widget","price":9.99,"tags":["a","b"]}';
 const SPEC = join(BENCH, 'items.yaml');
 const AUTH_SPEC = join(BENCH, 'items-auth.yaml');
 const EVENTS_SPEC = join(BENCH, 'items-events.yaml');
+const RATE_SPEC = join(BENCH, 'items-rate.yaml');
+const REFUSED_SPEC = join(BENCH, 'items-refused.yaml');
+const REDIS_URL = env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const RECEIVER_PORT = 18400;
 const log = (...a) => process.stderr.write(`[${new Date().toISOString().slice(11, 19)}] ${a.join(' ')}\n`);
 const has = (cmd) => spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0;
@@ -225,6 +229,42 @@ const ALL_LINES = [
     args: NF(18194, 'info'),
     label: 'ninefold GET (log-level info)',
     extra: true,
+  },
+  // Limits (docs/limits.md): a rate limit never reached, the same with counters in Redis, and refusals (every
+  // request but the first is answered 429: its "errs" are those refusals), each against plain GET by id.
+  {
+    key: 'nf-get-rate',
+    server: 'nf',
+    ...GET,
+    port: 18211,
+    args: NF(18211, 'warn', RATE_SPEC),
+    label: 'ninefold GET /items/{id}, rate limit never reached',
+    ref: 'nf-get',
+    refName: 'Ninefold GET without limits',
+    target: 0.95,
+  },
+  {
+    key: 'nf-get-rate-redis',
+    server: 'nf',
+    ...GET,
+    port: 18212,
+    args: NF(18212, 'warn', RATE_SPEC),
+    env: { NINEFOLD_REDIS_URL: REDIS_URL },
+    label: 'ninefold GET /items/{id}, rate limit in Redis',
+    ref: 'nf-get',
+    refName: 'Ninefold GET without limits',
+    target: 0.7,
+  },
+  {
+    key: 'nf-get-refused',
+    server: 'nf',
+    ...GET,
+    port: 18213,
+    args: NF(18213, 'warn', REFUSED_SPEC),
+    label: 'ninefold GET /items/{id} over its rate limit (429s)',
+    ref: 'nf-get',
+    refName: 'Ninefold GET served',
+    target: 2,
   },
   { key: 'nf-post', server: 'nf', ...POST, port: 18195, args: NF(18195, 'warn'), label: 'ninefold POST /items' },
   {
@@ -462,7 +502,7 @@ const startServer = async (line, dir, db) => {
     cwd: dir,
     detached: true,
     stdio: ['ignore', out, out],
-    env: { ...env, PORT: String(line.port), DB: db ?? '', SQLITE_SYNC: 'NORMAL' },
+    env: { ...env, ...line.env, PORT: String(line.port), DB: db ?? '', SQLITE_SYNC: 'NORMAL' },
   });
   const readyPath = line.server === 'nf' ? '/healthz' : '/items/1';
   if (!(await ready(`http://127.0.0.1:${line.port}${readyPath}`, child))) {
@@ -658,10 +698,12 @@ for (const line of LINES) {
   if (line.server === 'nf' && !line.extra) {
     const wanted = line.target ?? TARGET[line.op];
     const okFx = xFx >= wanted;
-    const refName = line.store === 'pg' ? 'hand-written' : line.ref ? 'Ninefold without events' : 'hand-written';
+    const refName =
+      line.refName ?? (line.store === 'pg' ? 'hand-written' : line.ref ? 'Ninefold without events' : 'hand-written');
     // json-server has no state machines (the transition line) and no PostgreSQL: those are held to the
     // hand-written server only.
-    const hasJs = line.store !== 'pg' && ALL_LINES.some((l) => l.key === `js-${line.op}`);
+    // Lines held to another Ninefold line (refName: the limits lines) are not compared with json-server.
+    const hasJs = line.store !== 'pg' && !line.refName && ALL_LINES.some((l) => l.key === `js-${line.op}`);
     const okJs = !hasJs || xJs >= JS_FACTOR;
     const jsText = hasJs ? `; >= ${JS_FACTOR}x json-server: ${okJs ? 'yes' : 'no'}` : '';
     target = `${okFx && okJs ? 'MET' : 'MISSED'} (>= ${wanted * 100}% ${refName}: ${okFx ? 'yes' : 'no'}${jsText})`;

@@ -524,6 +524,52 @@ errors:
     expected: ['missing-error-payload@4:11', 'error-code-clash@6:5', 'error-status-out-of-range@7:23'],
   },
   {
+    rule: 'errors payloads and remaps',
+    spec: `ninefold: 1
+service: { name: s }
+errors:
+  format: custom
+  payload: { error: { msg: "{mesage}", "list?": { $each: { at: "{pointer}", why: "{reason}" } } } }
+  remap:
+    unique_violaton: { status: 422 }
+  types: { 4xx: invalid, 6xx: odd }
+  fieldCodes: { unique: already_exists, "*": invalid }
+  fieldMessages: { requird: "can't be blank" }
+`,
+    expected: [
+      'unknown-error-placeholder@5:28',
+      'unknown-error-placeholder@5:82',
+      'unknown-error-remap@7:5',
+      'unknown-error-remap@8:26',
+      'unknown-field-code@10:20',
+    ],
+  },
+  {
+    rule: 'sessions',
+    spec: `ninefold: 1
+service: { name: s }
+resources:
+  User:
+    fields:
+      email: { type: string, required: true }
+      token: { type: string }
+endpoints:
+  User: { session: { scheme: key, identifier: email, signIn: /users/login } }
+auth:
+  schemes: { key: { type: apiKey, in: bearer } }
+`,
+    expected: ['invalid-session@9:11', 'invalid-session@9:11', 'invalid-session@9:30', 'invalid-session@9:47'],
+  },
+  {
+    rule: 'error payload without a format that uses it',
+    spec: `ninefold: 1
+service: { name: s }
+errors:
+  payload: { error: "{message}" }
+`,
+    expected: ['error-payload-ignored@4:3'],
+  },
+  {
     rule: 'limits',
     spec: `ninefold: 1
 service: { name: s }

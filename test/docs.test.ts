@@ -106,7 +106,10 @@ describe('the nine-part document', () => {
     expect(md).toContain('- Retries after: `5s`, `5m` (each ±10 %');
     expect(md).toContain('| `ticket_locked` | 409 | The ticket is locked | service |');
     expect(md).toContain('| `not_found` | 404 |');
-    expect(md).toContain('| every endpoint | 100 per minute | per principal |');
+    expect(md).toContain(
+      '| every route (policy `default`) | 100 per minute | per caller (its address when anonymous) |',
+    );
+    expect(md).not.toContain('not yet enforced: no request');
     expect(md).toContain('| request body | 512 KiB |');
     expect(md).toContain(
       '#### `v1`\n\nDeprecated; answers 410 from 2027-01-01. Its OpenAPI document: `/openapi/v1.json`.',

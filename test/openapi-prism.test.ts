@@ -1,13 +1,12 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer as createNetServer } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildOpenApi } from '../src/emit/openapi.ts';
 import { issueApiKey } from '../src/parts/auth/keys.ts';
 import { buildPlan } from '../src/plan/build-plan.ts';
 import { checkFile } from '../src/spec/check.ts';
+import { type PrismProxy, startPrismProxy } from './helpers/prism-proxy.ts';
 import { type Served, servePlan } from './helpers/serve-spec.ts';
 import { waitFor } from './helpers/wait-for.ts';
 import { type Receiver, startReceiver } from './helpers/webhook-receiver.ts';
@@ -18,25 +17,11 @@ import { type Receiver, startReceiver } from './helpers/webhook-receiver.ts';
  * A scenario over the generated endpoints, the transitions and the built-in APIs must pass with none.
  */
 
-const PRISM = resolve('node_modules/@stoplight/prism-cli/dist/index.js');
-
-const freePort = () =>
-  new Promise<number>((done) => {
-    const server = createNetServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => done(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-
 describe('prism proxy in front of the order desk', () => {
   const work = mkdtempSync(join(tmpdir(), 'ninefold-prism-'));
   let served: Served;
   let receiver: Receiver;
-  let prism: ChildProcess;
-  let prismLog = '';
-  let base = '';
-  let key = '';
+  let prism: PrismProxy;
 
   beforeAll(async () => {
     const { spec, dir } = await checkFile('examples/orders/service.yaml');
@@ -46,58 +31,22 @@ describe('prism proxy in front of the order desk', () => {
     const plan = buildPlan({ ...spec, events: { ...spec.events, webhooks } }, dir);
     receiver = await startReceiver();
     served = await servePlan(plan, { dbPath: join(work, 'service.db') });
-    key = (await issueApiKey(served.store, { subject: 'staff-1', roles: ['admin', 'support', 'billing'] })).key;
-    const documentPath = join(work, 'openapi.json');
-    writeFileSync(documentPath, JSON.stringify(buildOpenApi(plan)));
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    prism = spawn(
-      process.execPath,
-      [PRISM, 'proxy', documentPath, served.url, '--errors', '--host', '127.0.0.1', '--port', String(port)],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    const collect = (chunk: Buffer) => {
-      prismLog += chunk.toString('utf8');
-    };
-    prism.stdout?.on('data', collect);
-    prism.stderr?.on('data', collect);
-    await waitFor(
-      () => prismLog.includes('Prism is listening'),
-      () => `prism to listen; it printed: ${prismLog}`,
-    );
+    const key = (await issueApiKey(served.store, { subject: 'staff-1', roles: ['admin', 'support', 'billing'] })).key;
+    prism = await startPrismProxy(buildOpenApi(plan), served.url, work, { 'x-api-key': key });
   });
 
   afterAll(async () => {
-    if (prism && prism.exitCode === null) {
-      const exited = new Promise((done) => prism.once('exit', done));
-      prism.kill('SIGTERM');
-      await exited;
-    }
+    await prism?.close();
     await served?.close();
     await receiver?.close();
     rmSync(work, { recursive: true, force: true });
   });
 
-  const answers: string[] = [];
-  /** One call through Prism: the answer must be the server's own, with no violation reported. */
-  const call = async (method: string, path: string, expected: number, body?: unknown, headers = {}) => {
-    const res = await fetch(`${base}${path}`, {
-      method,
-      headers: {
-        'x-api-key': key,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        ...headers,
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await res.text();
-    const label = `${method} ${path} → ${res.status} ${text.slice(0, 400)}`;
-    answers.push(label);
-    expect(res.headers.get('sl-violations'), label).toBeNull();
-    expect(text, label).not.toContain('stoplight.io/prism/errors');
-    expect(res.status, label).toBe(expected);
-    return { res, json: text ? (JSON.parse(text) as Record<string, unknown>) : undefined };
-  };
+  const call = (method: string, path: string, expected: number, body?: unknown, headers = {}) =>
+    prism.call(method, path, expected, { body, headers }).then(({ res, json }) => ({
+      res,
+      json: json as Record<string, unknown> | undefined,
+    }));
 
   it('passes a full scenario with no violation', async () => {
     await call('GET', '/healthz', 200);
@@ -154,7 +103,7 @@ describe('prism proxy in front of the order desk', () => {
     await call('DELETE', `/webhook-endpoints/${hookId}`, 204);
     await call('GET', `/webhook-endpoints/${hookId}`, 404);
 
-    expect(answers.length).toBeGreaterThanOrEqual(30);
-    expect(prismLog).not.toMatch(/✖|violation/i);
+    expect(prism.calls.length).toBeGreaterThanOrEqual(30);
+    expect(prism.log()).not.toMatch(/✖|violation/i);
   });
 });

@@ -12,7 +12,10 @@ describe('the roles of an operation', () => {
     const paths = buildOpenApi(buildPlan(spec, dir)).paths as Record<string, Record<string, { description?: string }>>;
     const descriptions = Object.values(paths).flatMap((item) => Object.values(item).map((op) => op.description ?? ''));
     const pay = descriptions.find((d) => d.startsWith('From placed to paid.'));
-    expect(pay).toBe('From placed to paid.\n\nRoles: billing.');
+    // The limits part adds the operation's limits after the roles.
+    expect(pay).toBe(
+      'From placed to paid.\n\nRoles: billing.\n\nLimits: default: 100 per minute. RateLimit-Policy: `"default";q=100;w=60`.',
+    );
     for (const d of descriptions) expect((d.match(/Roles:/g) ?? []).length, d).toBeLessThanOrEqual(1);
   });
 });

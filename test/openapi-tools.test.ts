@@ -31,6 +31,9 @@ const specFiles = [
   'test/fixtures/shapes-wire/service.yaml',
   // Natural keys, nested keys, the caller's own record, integer and UUIDv7 ids.
   'test/fixtures/paths/service.yaml',
+  'test/fixtures/relations/service.yaml',
+  // Error payload presets, remapped codes, key and token words (issue 17 items 9–11).
+  ...readdirSync('test/fixtures/errauth').map((f) => join('test/fixtures/errauth', f)),
 ];
 
 /** Each spec once per declared API version (/openapi/<version>.json), and once as /openapi.json. */
@@ -206,7 +209,8 @@ const extensionMembersInCode = (): Map<string, string> => {
     if (ts.isNewExpression(node) && node.expression.getText() === 'ApiError') {
       const extensions = node.arguments?.[3];
       if (extensions && ts.isObjectLiteralExpression(extensions))
-        for (const p of extensions.properties) if (p.name) found.set(p.name.getText(), file);
+        for (const p of extensions.properties)
+          if (p.name) found.set(ts.isStringLiteral(p.name) ? p.name.text : p.name.getText(), file);
     }
     ts.forEachChild(node, (child) => visit(file, child));
   };

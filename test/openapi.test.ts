@@ -81,6 +81,7 @@ describe('OpenAPI document of every example', () => {
       '413',
       '415',
       '422',
+      '429',
       '500',
       '503',
     ]);

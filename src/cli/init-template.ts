@@ -51,8 +51,8 @@ errors:
   catalogue:
     task_locked: { status: 423, title: The task is locked }
 
-# 8 limits: body size, page size, depth and the request time-out are enforced; rate limits and quotas are
-# declared, not yet enforced (no request is refused for its rate yet).
+# 8 limits: rate limits (429 with RateLimit headers), quotas, body size, page size, depth and the request
+# time-out are enforced; per-endpoint sizes and time-outs are declared, not yet enforced. docs/limits.md.
 limits:
   rate: { default: 100/min, by: ip }
 

@@ -148,6 +148,7 @@ const create: Command<typeof CREATE_OPTIONS> = {
       await store.migrate(plan);
       const { record, key } = await issueApiKey(store, {
         roles,
+        prefix: plan.auth.keyPrefix,
         ...(subject !== undefined ? { subject } : {}),
         ...(expiresInMs !== undefined ? { expiresInMs } : {}),
         ...(apiVersion !== undefined ? { apiVersion } : {}),

@@ -157,7 +157,13 @@ export const serveCommand: Command<typeof OPTIONS> = {
       return 1;
     }
     const drain = createDrain(grace * 1000);
-    const app = await createServer(plan, { store, drain, logLevel: values['log-level'] ?? 'info' });
+    const redisUrl = process.env.NINEFOLD_REDIS_URL;
+    const app = await createServer(plan, {
+      store,
+      drain,
+      logLevel: values['log-level'] ?? 'info',
+      ...(redisUrl ? { redisUrl } : {}),
+    });
     drain.watch(app.server);
     let address: string;
     try {

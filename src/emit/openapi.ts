@@ -7,6 +7,7 @@ import { eventDocs } from '../parts/events/event-schemas.ts';
 import { callbackAdminApi, eventLogApi } from '../parts/events/log-openapi.ts';
 import { eventWebhooks } from '../parts/events/openapi.ts';
 import { webhookEndpointsApi } from '../parts/events/webhook-endpoints-openapi.ts';
+import { applyLimits, limitHeaders, usageApi } from '../parts/limits/openapi.ts';
 import { emptyComponents, type OpenApiComponents, type OpenApiObject } from '../parts/openapi-model.ts';
 import { purposeInfo } from '../parts/purpose/openapi.ts';
 import { pluralize } from '../parts/resources/naming.ts';
@@ -34,6 +35,7 @@ const BUILT_IN_TAGS = [
   { name: 'Events', description: 'The event log and the event stream.' },
   { name: 'Webhook endpoints', description: 'Receivers each caller registers for events.' },
   { name: 'Admin', description: 'API keys and callbacks, for the admin role.' },
+  { name: 'Limits', description: 'Quota usage: each caller’s own, and anyone’s for the admin role.' },
   { name: 'Health', description: 'Liveness and readiness, for load balancers.' },
 ];
 
@@ -69,11 +71,14 @@ export const buildOpenApi = (plan: Plan, shown = plan.versioning?.newest): Recor
     webhookEndpointsApi(plan),
     callbackAdminApi(plan),
     healthApi(plan),
+    usageApi(plan),
   ];
   const builtInOperations = builtIns.flatMap((api) => api.operations);
   for (const api of builtIns) Object.assign(components.schemas, api.schemas);
   for (const { method, path, operation } of builtInOperations) paths[path] = { ...paths[path], [method]: operation };
   applySecurity(plan, paths, builtInOperations);
+  applyLimits(plan, paths, builtInOperations);
+  if (plan.limits.rate || plan.limits.quotas.size) Object.assign(components.headers, limitHeaders());
   applyVersionParameter(plan, paths, builtInOperations, shown);
   const pushed = eventWebhooks(plan, eventDocs(plan, new Set(Object.keys(components.schemas))));
   if (pushed) {

@@ -6,6 +6,7 @@ import type { FieldSpec, FieldType, NormalizeOp } from '../parts/resources/field
 import type { VersioningPlan } from '../parts/versioning/plan.ts';
 import type { ServiceSpec } from '../spec/schema.ts';
 import type { Rate } from '../spec/units.ts';
+import type { RelatedCondition } from '../storage/index.ts';
 
 /** The frozen plan: everything the runtime, the docs and the OpenAPI emitter need, computed once. */
 export interface Plan {
@@ -117,6 +118,54 @@ export interface ListPlan {
   readonly defaultSort: readonly SortKey[];
   readonly pageSize: { readonly default: number; readonly max: number };
   readonly expand: readonly string[];
+  /** Query parameters the spec names itself (`?author=`, `?favorited=`, `?tag=`), by wire name. */
+  readonly params: ReadonlyMap<string, ListParamPlan>;
+}
+
+/** A declared list parameter: a filter on a field of the record, or a condition through other resources. */
+export interface ListParamPlan {
+  readonly name: string;
+  readonly description?: string;
+  /** What it compares, as written: `author.username`, `Favorite.user.username`. */
+  readonly path: string;
+  /** The compared field's type and spec: the value is read as it (an item of an array with contains). */
+  readonly compared: Pick<FieldPlan, 'type' | 'spec'>;
+  readonly op: 'eq' | 'ne' | 'lt' | 'lte' | 'gt' | 'gte' | 'contains';
+  /** A field of the record itself: a plain filter. */
+  readonly own?: string;
+  /** Through references or a join: the condition for a value. */
+  readonly related?: (value: unknown) => RelatedCondition;
+}
+
+/** A list of its own path over a resource. */
+export interface NamedListPlan {
+  readonly name: string;
+  readonly path: string;
+  readonly summary?: string;
+  /** The records `exists(...)` keeps, compiled to a subquery with the caller's values bound per request. */
+  readonly filter?: { readonly cel: string; readonly query: ComputedQueryPlan };
+  /** The distinct values of a field instead of records. */
+  readonly distinct?: {
+    readonly field: string;
+    readonly counts: boolean;
+    readonly items: string | null;
+    readonly compared: Pick<FieldPlan, 'type' | 'spec'>;
+  };
+}
+
+/** Add and remove a record of a join resource keyed by the caller and the record a path names. */
+export interface RelationPlan {
+  readonly caller: string;
+  readonly target: string;
+  readonly targetResource: string;
+  readonly path: string;
+  readonly params: readonly string[];
+  readonly add: 'POST' | 'PUT';
+  readonly answer: 'target' | 'none';
+  readonly view?: string;
+  /** The answer's envelope; undefined: the target's own. */
+  readonly envelope?: string | null;
+  readonly missing: 'ok' | 'not_found';
 }
 
 export interface ResourcePlan {
@@ -163,6 +212,22 @@ export interface ResourcePlan {
   readonly object?: string;
   /** How this resource's records travel: naming, envelopes, paging (endpoints.wire and its own `wire`). */
   readonly wire: WirePlan;
+  /** Lists of their own paths (a feed, the distinct tags). */
+  readonly lists: readonly NamedListPlan[];
+  /** This resource is a join of the caller and a target, added and removed through one path. */
+  readonly relation?: RelationPlan;
+  /** A user store that signs up and signs in (endpoints.<R>.session). */
+  readonly session?: SessionPlan;
+}
+
+/** Sign-up (create), sign-in and the caller's own record, answered with a token signed by `scheme`. */
+export interface SessionPlan {
+  readonly scheme: string;
+  readonly field: string;
+  readonly identifier: string;
+  readonly password: string;
+  readonly signIn: string;
+  readonly expiresInMs: number;
 }
 
 export type PagingStyle = 'cursor' | 'offset' | 'page' | 'starting_after';
@@ -281,14 +346,32 @@ export interface ErrorEntryPlan {
   readonly status: number;
   readonly title: string;
   readonly description?: string;
+  /** The problem `type` when it is a registered one rather than `typeBase` + code. */
+  readonly type?: string;
   readonly builtIn: boolean;
 }
 
+/** How one code's occurrences read, beyond its catalogue entry (errors.remap). */
+export interface ErrorWording {
+  readonly message?: string;
+  readonly field?: string;
+  readonly type?: string;
+}
+
 export interface ErrorsPlan {
-  readonly format: 'problem+json' | 'custom';
+  readonly format: 'problem+json' | 'custom' | 'per-field' | 'stripe' | 'github';
   readonly typeBase: string;
+  /** Built-in and service codes, with the spec's remapped statuses and titles. */
   readonly catalogue: ReadonlyMap<string, ErrorEntryPlan>;
+  /** The payload template of every format but problem+json (a preset's, or the spec's own). */
   readonly payload?: unknown;
+  readonly wording: ReadonlyMap<string, ErrorWording>;
+  /** Field codes renamed on the wire ("*": every other). */
+  readonly fieldCodes: ReadonlyMap<string, string>;
+  readonly fieldMessages: ReadonlyMap<string, string>;
+  /** "{type}" by code, then by status class (4xx, 5xx). */
+  readonly types: ReadonlyMap<string, string>;
+  readonly documentation?: string;
 }
 
 export interface LimitsPlan {
@@ -296,10 +379,21 @@ export interface LimitsPlan {
   readonly maxPageSize: number;
   readonly depth: number;
   readonly requestTimeoutMs: number;
-  readonly rate?: {
-    readonly default?: Rate;
-    readonly by: 'principal' | 'ip';
-    readonly endpoints: ReadonlyMap<string, Rate>;
-  };
+  readonly rate?: RatePlan;
+  /** Successful calls per caller per calendar period, by `Resource.operation` (or transition). */
   readonly quotas: ReadonlyMap<string, Rate>;
+  /** Proxies (addresses, CIDRs) whose X-Forwarded-For / Forwarded is believed. */
+  readonly trustProxy: readonly string[];
+  /** redis://… where rate counters are shared; undefined: in process (NINEFOLD_REDIS_URL overrides). */
+  readonly store?: string;
+  readonly onStoreFailure: 'open' | 'closed';
+}
+
+export interface RatePlan {
+  readonly default?: Rate;
+  readonly by: 'principal' | 'ip';
+  /** By the spec's key: a route ("POST /orders") or an operation (Order.place, a custom endpoint's name). */
+  readonly endpoints: ReadonlyMap<string, Rate>;
+  /** The default for callers with a role (the highest wins); `anonymous`: callers without credentials. */
+  readonly roles: ReadonlyMap<string, Rate>;
 }

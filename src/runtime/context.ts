@@ -1,8 +1,9 @@
 import type { FastifyReply } from 'fastify';
 import type { AccessControl } from '../parts/auth/access.ts';
 import type { Principal } from '../parts/auth/principal.ts';
+import type { CounterConnection } from '../parts/limits/redis-connection.ts';
 import type { Plan, ResourcePlan, TransitionPlan } from '../plan/types.ts';
-import type { Row, Store } from '../storage/index.ts';
+import type { CounterStore, Row, Store } from '../storage/index.ts';
 import type { Deadline } from './deadlines.ts';
 import type { SchemaCompiler } from './validator.ts';
 
@@ -52,6 +53,10 @@ export interface RuntimeContext {
   readonly access: AccessControl;
   /** Password fields of user stores, per resource: hashed before they are stored, never shown. */
   readonly passwordFields: ReadonlyMap<string, ReadonlySet<string>>;
+  /** Fixed-window counters (the failed-login limiter): in Redis when the server has one, else the store's. */
+  readonly counters: CounterStore;
+  /** Redis for counters shared by instances (NINEFOLD_REDIS_URL or `limits.store`), when configured. */
+  readonly counterConnection?: CounterConnection;
 }
 
 export const runHooks = async (ctx: RuntimeContext, event: WriteEvent): Promise<void> => {

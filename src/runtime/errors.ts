@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../parts/errors/api-error.ts';
-import type { ProblemRenderer } from '../parts/errors/runtime.ts';
+import type { ProblemContext, ProblemRenderer } from '../parts/errors/runtime.ts';
 import { StoreError } from '../storage/index.ts';
 
 /** Fastify's own errors, by code, as catalogue errors. */
@@ -59,8 +59,13 @@ export const toApiError = (error: unknown, request: FastifyRequest): ApiError =>
   return new ApiError('internal', 'Something went wrong on our side; the request id identifies it in our logs.');
 };
 
-export const sendProblem = (render: ProblemRenderer, reply: FastifyReply, error: ApiError, instance: string) => {
-  const problem = render(error, instance);
+export const sendProblem = (
+  render: ProblemRenderer,
+  reply: FastifyReply,
+  error: ApiError,
+  where: string | ProblemContext,
+) => {
+  const problem = render(error, where);
   reply.code(problem.status).type(problem.contentType);
   if (problem.headers) reply.headers(problem.headers);
   if (error.code === 'method_not_allowed' && error.extensions?.allow)

@@ -1,7 +1,8 @@
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RouteKind } from '../parts/auth/route-access.ts';
 import { ApiError } from '../parts/errors/api-error.ts';
-import type { ProblemRenderer } from '../parts/errors/runtime.ts';
+import type { ProblemContext, ProblemRenderer } from '../parts/errors/runtime.ts';
+import type { Plan } from '../plan/types.ts';
 import { bodyStep } from './body.ts';
 import type { HandlerInput, HandlerOutput, RuntimeContext } from './context.ts';
 import { createDeadlines, type Deadline } from './deadlines.ts';
@@ -25,6 +26,16 @@ declare module 'fastify' {
 }
 
 const pathOf = (request: FastifyRequest) => request.url.split('?')[0] ?? '';
+/**
+ * Where an error happened, for its payload: the path, and the resource of the route (`Issue.create` → Issue) with
+ * its envelope, so a per-field payload names `email`, not `user.email`.
+ */
+const whereOf = (plan: Plan, request: FastifyRequest): ProblemContext => {
+  const operation = request.exchange?.route.operation;
+  const resource = operation && /^[A-Z]/.test(operation) ? operation.split('.')[0] : undefined;
+  const envelope = resource ? plan.resourcesByName.get(resource)?.wire.envelope : undefined;
+  return { instance: pathOf(request), ...(resource ? { resource } : {}), ...(envelope ? { envelope } : {}) };
+};
 const timedOut = () =>
   new ApiError(
     'timeout',
@@ -141,7 +152,7 @@ export const createPipeline = (
         if (pending) await pending;
         // Past the request's budget it is answered 503 at once; what the handler still does cannot commit.
         const deadline = deadlines.open(reply.elapsedTime, () => {
-          if (!reply.sent) sendProblem(parts.render, reply, timedOut(), pathOf(request));
+          if (!reply.sent) sendProblem(parts.render, reply, timedOut(), whereOf(plan, request));
         });
         try {
           const input = inputOf(exchange, deadline);
@@ -230,7 +241,7 @@ export const createPipeline = (
     app.setErrorHandler((error, request, reply) => {
       const problem = toApiError(error, request);
       const reshape = request.exchange?.reshapeError;
-      return sendProblem(parts.render, reply, reshape ? reshape(problem) : problem, pathOf(request));
+      return sendProblem(parts.render, reply, reshape ? reshape(problem) : problem, whereOf(plan, request));
     });
     app.setNotFoundHandler((request, reply) =>
       sendProblem(parts.render, reply, new ApiError('not_found', 'No such path.'), pathOf(request)),

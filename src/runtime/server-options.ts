@@ -17,4 +17,8 @@ export interface ServerOptions {
   readonly webhookPollMs?: number;
   /** The resolver webhook deliveries connect through (tests stub DNS with it); node's by default. */
   readonly lookup?: LookupFunction;
+  /** Redis for shared rate counters (NINEFOLD_REDIS_URL); overrides the spec's `limits.store`. */
+  readonly redisUrl?: string;
+  /** What every counter key starts with (default `nf:<service>:`); tests give each test its own. */
+  readonly redisPrefix?: string;
 }

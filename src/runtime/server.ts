@@ -6,6 +6,9 @@ import { passwordFieldsOf } from '../parts/auth/passwords.ts';
 import { endpointsPart } from '../parts/endpoints/endpoints-part.ts';
 import { createProblemRenderer } from '../parts/errors/runtime.ts';
 import { eventsPart } from '../parts/events/events-part.ts';
+import { limitsPart } from '../parts/limits/limits-part.ts';
+import { openCounterConnection } from '../parts/limits/redis-connection.ts';
+import { redisWindowCounters } from '../parts/limits/redis-failure-counters.ts';
 import { statesPart } from '../parts/states/states-part.ts';
 import { rewriteVersionPath } from '../parts/versioning/select.ts';
 import { versioningPart } from '../parts/versioning/versioning-part.ts';
@@ -26,10 +29,11 @@ export type { ServerOptions } from './server-options.ts';
 
 /**
  * The parts of the server, in the order they install. Their write hooks run in this order inside each write's
- * transaction (a record's timers, then its outbox event, then the callback URL check).
+ * transaction (a quota's count, a record's timers, then its outbox event, then the callback URL check).
  */
 const PARTS: readonly ServerPart[] = [
   authPart,
+  limitsPart,
   versioningPart,
   endpointsPart,
   statesPart,
@@ -81,6 +85,11 @@ export const createServer = async (plan: Plan, options: ServerOptions): Promise<
   app.server.headersTimeout = Math.min(20_000, plan.limits.requestTimeoutMs);
 
   const passwordFields = passwordFieldsOf(plan);
+  const redisUrl = options.redisUrl ?? plan.limits.store;
+  const counterConnection = redisUrl
+    ? await openCounterConnection(redisUrl, options.redisPrefix ?? `nf:${plan.service.name}:`, app.log)
+    : undefined;
+  if (counterConnection) app.addHook('onClose', async () => counterConnection.close());
   const ctx: RuntimeContext = {
     plan,
     store: options.store,
@@ -89,6 +98,10 @@ export const createServer = async (plan: Plan, options: ServerOptions): Promise<
     hooks: [],
     access: createAccess(plan, passwordFields),
     passwordFields,
+    counters: counterConnection
+      ? redisWindowCounters(counterConnection, options.store.counters)
+      : options.store.counters,
+    ...(counterConnection ? { counterConnection } : {}),
   };
 
   registerBodyReader(app, plan.limits.bodyBytes);

@@ -172,6 +172,12 @@ export const DIAGNOSTIC_CODES = {
     summary: 'The state field is also declared as an ordinary field of another type.',
   },
   // endpoints
+  'invalid-session': {
+    severity: 'error',
+    part: 'endpoints',
+    summary:
+      'A session that cannot work: its scheme cannot sign, its identifier or password field is missing, its token member is taken.',
+  },
   'unknown-operation-resource': {
     severity: 'error',
     part: 'endpoints',
@@ -247,6 +253,41 @@ export const DIAGNOSTIC_CODES = {
     part: 'endpoints',
     summary: 'A list extra uses a template variable other than {path}.',
   },
+  'unknown-list-param-path': {
+    severity: 'error',
+    part: 'endpoints',
+    summary: 'A list parameter names a field, reference path, join resource or join reference that does not exist.',
+  },
+  'list-param-not-sql': {
+    severity: 'error',
+    part: 'endpoints',
+    summary: 'A list parameter compares a field SQL cannot compare, or with an operator its type does not take.',
+  },
+  'list-filter-not-sql': {
+    severity: 'error',
+    part: 'endpoints',
+    summary: "A named list's CEL filter is not one exists(...) that compiles to a SQL subquery, or names nothing.",
+  },
+  'invalid-named-list': {
+    severity: 'error',
+    part: 'endpoints',
+    summary: 'A named list has neither filter nor distinct, a path with parameters, or a distinct field it lacks.',
+  },
+  'relation-not-join': {
+    severity: 'error',
+    part: 'endpoints',
+    summary: 'A relation whose caller or target is not a reference field of the join resource (or both are one).',
+  },
+  'relation-path-params': {
+    severity: 'error',
+    part: 'endpoints',
+    summary: "A relation's path parameters do not name the target by its key (or its id).",
+  },
+  'relation-not-unique': {
+    severity: 'warning',
+    part: 'endpoints',
+    summary: 'A relation without a unique key on its caller and target pair.',
+  },
   // auth
   'unknown-scheme': {
     severity: 'error',
@@ -257,6 +298,16 @@ export const DIAGNOSTIC_CODES = {
     severity: 'error',
     part: 'auth',
     summary: 'A scheme lacks what its type needs (apiKey without name, bearer without key…).',
+  },
+  'misplaced-scheme-option': {
+    severity: 'error',
+    part: 'auth',
+    summary: 'A scheme option its type does not have: prefix on a non-apiKey scheme, scheme on a non-bearer one.',
+  },
+  'key-prefix-mismatch': {
+    severity: 'error',
+    part: 'auth',
+    summary: 'Two apiKey schemes with different key prefixes (they read one key store).',
   },
   'rule-unknown-resource': {
     severity: 'error',
@@ -294,14 +345,40 @@ export const DIAGNOSTIC_CODES = {
     summary: 'An endpoint names an error code that is not in any catalogue.',
   },
   'missing-error-payload': { severity: 'error', part: 'errors', summary: 'format: custom without a payload template.' },
+  'error-payload-ignored': {
+    severity: 'error',
+    part: 'errors',
+    summary: 'A payload template with format problem+json, which never uses it.',
+  },
+  'unknown-error-placeholder': {
+    severity: 'error',
+    part: 'errors',
+    summary: 'A payload template placeholder names nothing an error (or a failing field) has.',
+  },
+  'unknown-error-remap': {
+    severity: 'error',
+    part: 'errors',
+    summary: 'errors.remap or errors.types names a code that is not in the catalogue.',
+  },
+  'unknown-field-code': {
+    severity: 'error',
+    part: 'errors',
+    summary: 'errors.fieldCodes or errors.fieldMessages names a field code that does not exist.',
+  },
   // limits
   'invalid-rate': { severity: 'error', part: 'limits', summary: 'A rate or quota is not like 100/min.' },
   'invalid-size': { severity: 'error', part: 'limits', summary: 'A size is not like 1mb, 512kb or 100b.' },
   'unknown-limit-target': {
     severity: 'error',
     part: 'limits',
-    summary: 'A limit names an endpoint or operation that does not exist.',
+    summary: 'A limit names an endpoint, operation or role that does not exist.',
   },
+  'invalid-trust-proxy': {
+    severity: 'error',
+    part: 'limits',
+    summary: 'A trustProxy entry is not an address or CIDR.',
+  },
+  'invalid-limits-store': { severity: 'error', part: 'limits', summary: 'limits.store is not a redis:// URL.' },
   // versioning
   'duplicate-version': { severity: 'error', part: 'versioning', summary: 'Two versions share an id.' },
   'unknown-version': {

@@ -35,6 +35,9 @@ export const parseSize = (text: unknown): number | undefined => {
   return m ? Math.floor(Number(m[1]) * (SIZE_UNITS[(m[2] ?? '').toLowerCase()] ?? Number.NaN)) : undefined;
 };
 
+/** A month as a rate's window: 30 days. */
+export const MONTH_MS = 30 * 86_400_000;
+
 const RATE_WINDOWS: Record<string, number> = {
   s: 1000,
   sec: 1000,
@@ -46,6 +49,8 @@ const RATE_WINDOWS: Record<string, number> = {
   hour: 3_600_000,
   d: 86_400_000,
   day: 86_400_000,
+  // Nominal: a quota per month counts calendar months (UTC); a rate per month refills over 30 days.
+  month: MONTH_MS,
 };
 
 export interface Rate {

@@ -69,9 +69,46 @@ export interface ComputedColumn {
   readonly tally?: string;
 }
 
+/**
+ * A row condition through other resources: some record of `from` meets every term (`EXISTS (SELECT 1 FROM …)`). A
+ * term compares a field of that record with a value, with a field of the enclosing row (`outer`: the listed record
+ * at the top, the enclosing related record below), or holds a nested related condition. A value that is null or
+ * undefined never matches (an anonymous caller follows no one).
+ */
+export interface RelatedCondition {
+  readonly from: string;
+  readonly terms: readonly RelatedTerm[];
+}
+
+export type RelatedTerm =
+  | { readonly field: string; readonly op: 'eq' | 'ne' | 'lt' | 'lte' | 'gt' | 'gte'; readonly value: unknown }
+  | { readonly field: string; readonly op: 'eq' | 'ne' | 'lt' | 'lte' | 'gt' | 'gte'; readonly outer: string }
+  | { readonly field: string; readonly op: 'contains'; readonly value: unknown }
+  | { readonly related: RelatedCondition };
+
+/** The distinct values of one field (each item of an array field) over the records a query's conditions keep. */
+export interface DistinctQuery {
+  readonly field: string;
+  readonly where?: Condition;
+  readonly related?: readonly RelatedCondition[];
+  /** By value (ascending unless desc), or by how many records hold it (then by value). */
+  readonly order: 'value' | 'count';
+  readonly desc: boolean;
+  readonly limit: number;
+  readonly offset: number;
+}
+
+export interface DistinctRow {
+  readonly value: unknown;
+  /** How many records hold the value. */
+  readonly count: number;
+}
+
 export interface ListQuery {
   readonly filters: readonly Filter[];
   readonly where?: Condition;
+  /** Conditions through other resources (references, join records, named lists' CEL): all must hold. */
+  readonly related?: readonly RelatedCondition[];
   readonly sort: ReadonlyArray<{ readonly field: string; readonly desc: boolean }>;
   /** Keyset: the sort values of the last row of the previous page, then its id. */
   readonly after?: readonly unknown[];
@@ -222,6 +259,8 @@ export interface CounterStore {
   peek(key: string, now: Date): Promise<CounterWindow | undefined>;
   /** Deletes at most `limit` windows that ended before `now`; how many went. */
   purgeBefore(now: Date, limit: number): Promise<number>;
+  /** Ends the window of `key` now (an admin resets a caller's quota). */
+  reset(key: string): Promise<void>;
 }
 
 /** What a store tells its readers about: new events, changed API keys, changed webhook endpoints. */
@@ -404,6 +443,8 @@ export interface Store {
   ): Promise<Row | undefined>;
   delete(resource: string, id: string, expect?: UpdateExpectation): Promise<boolean>;
   list(resource: string, query: ListQuery): Promise<ListResult>;
+  /** The distinct values of a field over the records the query keeps (a list of tags). */
+  distinct(resource: string, query: DistinctQuery): Promise<DistinctRow[]>;
   /** The keyset values a cursor records for `row` under `query`'s sort. */
   keysetOf(resource: string, query: ListQuery, row: Row): unknown[];
   /** Whether any record of `resource` has `field` equal to `value` (reference checks). */

@@ -63,6 +63,9 @@ export interface ServeOptions {
   lookup?: LookupFunction;
   /** Where the server's log lines go (a test reads them). */
   logStream?: { write(line: string): void };
+  /** Redis for shared rate counters, and the key prefix of this test's keys. */
+  redisUrl?: string;
+  redisPrefix?: string;
   /** The store to serve from, instead of a new store on `dbPath` (a test wraps one to inject faults). */
   store?: (opened: Store) => Store;
 }
@@ -103,6 +106,8 @@ export const servePlan = async (plan: Plan, opts: ServeOptions = {}): Promise<Se
     ...(opts.webhookPollMs !== undefined ? { webhookPollMs: opts.webhookPollMs } : {}),
     ...(opts.now ? { now: opts.now } : {}),
     ...(opts.lookup ? { lookup: opts.lookup } : {}),
+    ...(opts.redisUrl ? { redisUrl: opts.redisUrl } : {}),
+    ...(opts.redisPrefix ? { redisPrefix: opts.redisPrefix } : {}),
   });
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
   return {

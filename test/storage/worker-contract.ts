@@ -215,6 +215,9 @@ export const workerContract = (name: string, backend: Backend) => {
       await one.counters.hit('login:z', at(0), 1_000);
       expect(await one.counters.purgeBefore(at(120_000), 10)).toBe(1);
       expect(await one.counters.peek('login:x', at(80_000))).toEqual({ count: 1, resetAt: at(130_000).getTime() });
+      // A reset by one instance ends the window for every instance.
+      await one.counters.reset('login:x');
+      expect(await two.counters.peek('login:x', at(80_000))).toBeUndefined();
     });
 
     it('due retries claimed by two instances at once go to one of them each', async () => {

@@ -1,19 +1,13 @@
 import type { Plan } from '../../plan/types.ts';
 import type { OpenApiObject } from '../openapi-model.ts';
 import { routeAccess } from './route-access.ts';
+import { securitySchemeOf } from './security-scheme.ts';
 
 /** AsyncAPI 3.0 security schemes, one per scheme of the spec (the same names as in the OpenAPI document). */
-const asyncSecuritySchemes = (plan: Plan): Record<string, OpenApiObject> => {
-  const out: Record<string, OpenApiObject> = {};
-  for (const [name, s] of plan.auth.schemes) {
-    const description = s.description ? { description: s.description } : {};
-    if (s.type === 'apiKey')
-      out[name] = { type: 'httpApiKey', in: s.in ?? 'header', name: s.name ?? 'X-Api-Key', ...description };
-    else if (s.type === 'basic') out[name] = { type: 'http', scheme: 'basic', ...description };
-    else out[name] = { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', ...description };
-  }
-  return out;
-};
+const asyncSecuritySchemes = (plan: Plan): Record<string, OpenApiObject> =>
+  Object.fromEntries(
+    [...plan.auth.schemes].map(([name, s]) => [name, securitySchemeOf(s, plan.auth.keyPrefix, 'httpApiKey')]),
+  );
 
 /**
  * What the stream server asks of a client: its security (any one of the listed schemes; when the spec asks for

@@ -15,7 +15,7 @@ export const authPart: ServerPart = {
   name: 'auth',
   install(host) {
     const { plan, ctx } = host;
-    const auth = createAuthenticator(plan, ctx.store, ctx.now, (message) => host.log.warn({}, message));
+    const auth = createAuthenticator(plan, ctx.store, ctx.now, (message) => host.log.warn({}, message), ctx.counters);
     if (!auth.enabled) return;
     host.step('authenticate', (route) => {
       const { access, roles } = routeAccess(plan, route.kind);

@@ -1,5 +1,5 @@
 import type { Plan } from '../../plan/types.ts';
-import type { Store } from '../../storage/index.ts';
+import type { CounterStore, Store } from '../../storage/index.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { authorization, type CredentialSource, cookieValue, headerValue, queryValue } from './credentials.ts';
 import { FailureLimiter } from './failure-limiter.ts';
@@ -7,8 +7,8 @@ import type { Access } from './plan.ts';
 import type { Principal } from './principal.ts';
 import { basicAuthenticator, userStoreOf } from './scheme-basic.ts';
 import { jwtAuthenticator } from './scheme-jwt.ts';
-import { keyAuthenticator } from './scheme-key.ts';
-import type { SchemeSpec } from './scheme-types.ts';
+import { authorizationKey, keyAuthenticator } from './scheme-key.ts';
+import type { CompiledScheme, SchemeSpec } from './scheme-types.ts';
 
 export type { Access } from './plan.ts';
 
@@ -25,19 +25,6 @@ export interface AuthRequest extends CredentialSource {
   readonly raw?: { readonly rawHeaders: readonly string[] };
 }
 
-interface CompiledScheme {
-  readonly name: string;
-  /** Where the credential sits: schemes that share a place share one credential. */
-  readonly place: string;
-  readonly challenge: string;
-  readonly fromCookie: boolean;
-  /** The credential, read only from the place the spec declares; undefined when absent. */
-  readonly read: (source: CredentialSource) => string | undefined;
-  readonly verify: (credential: string, request: AuthRequest) => Promise<Principal>;
-  /** The principal of a credential verified before and still good, without any I/O; undefined otherwise. */
-  readonly known?: (credential: string) => Principal | undefined;
-}
-
 const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 const authorizationLines = (raw: readonly string[]): number => {
@@ -46,6 +33,8 @@ const authorizationLines = (raw: readonly string[]): number => {
   return n;
 };
 const quoted = (s: string) => `"${s.replace(/["\\]/g, '')}"`;
+/** RFC 6750 challenges (Bearer, or the spec's own word such as Token) say why a token was refused. */
+const isTokenChallenge = (c: string) => !c.startsWith('Basic ') && !c.startsWith('ApiKey ');
 
 const compileScheme = (
   warn: (message: string) => void,
@@ -60,8 +49,9 @@ const compileScheme = (
   switch (spec.type) {
     case 'apiKey': {
       const where = spec.in ?? 'header';
+      const keys = keyAuthenticator(name, store, now, plan.auth.keyPrefix);
+      if (where === 'bearer' || where === 'basic') return authorizationKey(name, where, realm, keys);
       const param = spec.name ?? 'X-Api-Key';
-      const keys = keyAuthenticator(name, store, now);
       return {
         known: keys.known,
         name,
@@ -89,14 +79,15 @@ const compileScheme = (
       };
     }
     default: {
-      // bearer (JWT) and oidc (a bearer JWT checked against the provider's keys)
+      // bearer (JWT) and oidc (a bearer JWT checked against the provider's keys), under the spec's word (Token)
       const verify = jwtAuthenticator(name, spec, plan.dir, warn);
+      const word = spec.scheme ?? 'Bearer';
       return {
         name,
-        place: 'authorization:bearer',
-        challenge: `Bearer realm=${realm}`,
+        place: `authorization:${word.toLowerCase()}`,
+        challenge: `${word} realm=${realm}`,
         fromCookie: false,
-        read: (s) => authorization(s, 'bearer'),
+        read: (s) => authorization(s, word.toLowerCase()),
         verify: (credential) => verify(credential),
       };
     }
@@ -104,8 +95,14 @@ const compileScheme = (
 };
 
 /** Compiles the schemes once; `authenticate` then answers who is calling a route, or throws the catalogued 4xx. */
-export const createAuthenticator = (plan: Plan, store: Store, now: () => Date, warn: (message: string) => void) => {
-  const limiter = new FailureLimiter(store.counters);
+export const createAuthenticator = (
+  plan: Plan,
+  store: Store,
+  now: () => Date,
+  warn: (message: string) => void,
+  counters: CounterStore = store.counters,
+) => {
+  const limiter = new FailureLimiter(counters);
   const schemes = new Map<string, CompiledScheme>();
   for (const [name, spec] of plan.auth.schemes)
     schemes.set(name, compileScheme(warn, plan, store, now, limiter, name, spec));
@@ -116,7 +113,7 @@ export const createAuthenticator = (plan: Plan, store: Store, now: () => Date, w
 
   const withChallenge = (error: ApiError, scheme: CompiledScheme, names: readonly string[]): ApiError => {
     const challenges = challengesOf(names).map((c) =>
-      c === scheme.challenge && c.startsWith('Bearer') && error.code !== 'too_many_requests'
+      c === scheme.challenge && isTokenChallenge(c) && error.code !== 'too_many_requests'
         ? `${c}, error="invalid_token"`
         : c,
     );

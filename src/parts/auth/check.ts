@@ -14,6 +14,7 @@ export const checkAuth = (ctx: CheckContext): void => {
   const auth = isRecord(ctx.spec.auth) ? ctx.spec.auth : {};
   const schemes = recordEntries<Raw>(auth.schemes);
   for (const [name, scheme] of schemes) checkScheme(ctx, name, scheme);
+  checkKeyWords(ctx, schemes);
   checkRequirements(
     ctx,
     schemes.map(([n]) => n),
@@ -28,7 +29,9 @@ const checkScheme = (ctx: CheckContext, name: string, scheme: Raw) => {
     ctx.report('incomplete-scheme', path, `${String(scheme.type)} scheme "${name}" needs ${what}`, 'key');
   switch (scheme.type) {
     case 'apiKey':
-      if (scheme.in === undefined || scheme.name === undefined) lacks('`in` and `name` (where the key is sent)');
+      if (scheme.in === undefined) lacks('`in` (where the key is sent)');
+      else if (scheme.in !== 'bearer' && scheme.in !== 'basic' && scheme.name === undefined)
+        lacks('a `name` (the header, query parameter or cookie the key is sent in)');
       return;
     case 'bearer':
       if (scheme.secret === undefined && scheme.publicKey === undefined && scheme.jwks === undefined)
@@ -39,6 +42,33 @@ const checkScheme = (ctx: CheckContext, name: string, scheme: Raw) => {
       return;
     case 'basic':
       return checkBasic(ctx, scheme, path, lacks);
+  }
+};
+
+/** `prefix` belongs to apiKey schemes, all with one prefix (one key store); `scheme` (the word) to bearer and oidc. */
+const checkKeyWords = (ctx: CheckContext, schemes: Array<[string, Raw]>) => {
+  let first: [string, unknown] | undefined;
+  for (const [name, scheme] of schemes) {
+    const path: PathSegment[] = ['auth', 'schemes', name];
+    if (scheme.prefix !== undefined && scheme.type !== 'apiKey')
+      ctx.report('misplaced-scheme-option', [...path, 'prefix'], 'only apiKey schemes have a key `prefix`', 'key');
+    if (scheme.scheme !== undefined && scheme.type !== 'bearer' && scheme.type !== 'oidc')
+      ctx.report(
+        'misplaced-scheme-option',
+        [...path, 'scheme'],
+        'only bearer and oidc schemes take another Authorization word (`scheme`); an apiKey uses `in: bearer` or `in: basic`',
+        'key',
+      );
+    if (scheme.type !== 'apiKey') continue;
+    const prefix = scheme.prefix ?? 'nfk_';
+    if (!first) first = [name, prefix];
+    else if (first[1] !== prefix)
+      ctx.report(
+        'key-prefix-mismatch',
+        scheme.prefix === undefined ? path : [...path, 'prefix'],
+        `every apiKey scheme reads the same keys: "${name}" has prefix ${String(prefix)}, "${first[0]}" ${String(first[1])}`,
+        scheme.prefix === undefined ? 'key' : 'value',
+      );
   }
 };
 

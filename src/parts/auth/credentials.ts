@@ -30,11 +30,24 @@ export const cookieValue = (source: CredentialSource, name: string): string | un
   return undefined;
 };
 
-/** The credentials part of `Authorization: <scheme> <credentials>` when the scheme matches (case-insensitive). */
-export const authorization = (source: CredentialSource, scheme: 'bearer' | 'basic'): string | undefined => {
+/**
+ * The credentials part of `Authorization: <scheme> <credentials>` when the scheme word (lower case) matches,
+ * whatever its case on the wire.
+ */
+export const authorization = (source: CredentialSource, scheme: string): string | undefined => {
   const header = headerValue(source, 'authorization');
   if (!header) return undefined;
   const space = header.indexOf(' ');
   if (space < 0) return header.toLowerCase() === scheme ? '' : undefined;
   return header.slice(0, space).toLowerCase() === scheme ? header.slice(space + 1).trim() : undefined;
+};
+
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/** The user name of Basic credentials whose password is empty (`sk_test_…:`); undefined for anything else. */
+export const basicUserOnly = (encoded: string): string | undefined => {
+  if (encoded.length > 4096 || !BASE64.test(encoded)) return undefined;
+  const decoded = Buffer.from(encoded, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  return colon > 0 && colon === decoded.length - 1 ? decoded.slice(0, colon) : undefined;
 };

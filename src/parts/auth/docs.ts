@@ -14,7 +14,7 @@ import {
 import { accessSpans } from '../endpoints/access-docs.ts';
 import { accessMatrix, ruleSpans } from './access-matrix.ts';
 import { effectiveRules, RECORD_ACTIONS, type RulesSpec } from './rule-defaults.ts';
-import type { SchemeSchema } from './schema.ts';
+import { DEFAULT_KEY_PREFIX, type SchemeSchema } from './schema.ts';
 
 export const AUTH_HEADING = 'Authentication';
 const NOT_SHOWN = 'Authentication scheme, credential names and credential placement: not shown.';
@@ -25,11 +25,13 @@ type Scheme = (typeof SchemeSchema)['static'];
 const credential = (s: Scheme): [Inline, string] => {
   switch (s.type) {
     case 'apiKey':
+      if (s.in === 'bearer') return [code('Authorization: Bearer <key>'), 'header'];
+      if (s.in === 'basic') return [code('Authorization: Basic <base64 key:>'), 'header'];
       return [code(s.name ?? 'X-Api-Key'), s.in ?? 'header'];
     case 'basic':
       return [code('Authorization: Basic <base64 user:password>'), 'header'];
     default:
-      return [code('Authorization: Bearer <token>'), 'header'];
+      return [code(`Authorization: ${s.scheme ?? 'Bearer'} <token>`), 'header'];
   }
 };
 
@@ -44,6 +46,7 @@ const schemeDetails = (s: Scheme): Span[] => {
   if (s.rolesClaim) out.push(['roles claim ', code(s.rolesClaim)]);
   if (s.users) out.push(['users in ', code(s.users)]);
   if (s.realm) out.push([`realm ${s.realm}`]);
+  if (s.type === 'apiKey') out.push(['keys begin ', code(s.prefix ?? DEFAULT_KEY_PREFIX)]);
   return out.flatMap((spans, i) => (i ? ['; ', ...spans] : spans));
 };
 
@@ -63,6 +66,30 @@ export const authDocs = (plan: Plan): DocSection => {
       ' unless its entry under Endpoints says otherwise.',
     ),
   ];
+  for (const r of plan.resources) {
+    const session = r.session;
+    if (!session) continue;
+    const word = plan.auth.schemes.get(session.scheme)?.scheme ?? 'Bearer';
+    blocks.push(
+      paragraph(
+        `Signing in: ${r.name} is a user store. Creating one signs up (the `,
+        code(session.password),
+        ' is stored as an scrypt hash); ',
+        code(`POST ${plan.service.basePath}${session.signIn}`),
+        ' takes ',
+        code(session.identifier),
+        ' and ',
+        code(session.password),
+        ', answers an unknown user and a wrong password alike, and counts failures (10 a minute per identifier and per address, then 429). Both, and the caller’s own record, answer with ',
+        code(session.field),
+        `: a JWT signed with the secret of `,
+        code(session.scheme),
+        `, good for ${Math.round(session.expiresInMs / 3_600_000)} h, sent back as `,
+        code(`Authorization: ${word} <token>`),
+        '.',
+      ),
+    );
+  }
   const roles = Object.entries(auth.roles ?? {});
   if (roles.length)
     blocks.push(

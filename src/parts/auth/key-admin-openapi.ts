@@ -105,7 +105,7 @@ export const keyAdminApi = (plan: Plan): BuiltInApi => {
               ref('schemas', 'ApiKeyCreated'),
               {
                 ...example,
-                key: `nfk_${EXAMPLE_KEY_ID}_c2VjcmV0LWV4YW1wbGUtb25seQ`,
+                key: `${plan.auth.keyPrefix}${EXAMPLE_KEY_ID}_c2VjcmV0LWV4YW1wbGUtb25seQ`,
               },
               ['Idempotent-Replayed'],
             ),

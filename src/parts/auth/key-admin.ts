@@ -106,6 +106,7 @@ export const keyAdminRoutes = (ctx: RuntimeContext): RouteSpec[] => {
         const expiresInMs = body.expiresIn === undefined ? undefined : parseDuration(body.expiresIn);
         const { record, key } = await issueApiKey(ctx.store, {
           roles: body.roles as string[],
+          prefix: ctx.plan.auth.keyPrefix,
           ...(typeof body.subject === 'string' ? { subject: body.subject } : {}),
           ...(expiresInMs !== undefined ? { expiresInMs } : {}),
           ...(typeof body.apiVersion === 'string' ? { apiVersion: body.apiVersion } : {}),

@@ -1,18 +1,29 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { ApiKeyRecord, Store } from '../../storage/index.ts';
 
-/** `nfk_<id>_<secret>`: the id is hex (no `_`), so the first `_` after it ends it whatever the base64url secret holds. */
-const KEY_FORMAT = /^nfk_(key_[0-9a-f]{16})_([A-Za-z0-9_-]{43})$/;
+/**
+ * `<prefix><id>_<secret>` (prefix nfk_ by default): the id is hex (no `_`), so the first `_` after it ends it
+ * whatever the base64url secret holds.
+ */
+const KEY_FORMAT = /^(key_[0-9a-f]{16})_([A-Za-z0-9_-]{43})$/;
+const DEFAULT_PREFIX = 'nfk_';
 const MAX_KEY_LENGTH = 200;
 const sha256 = (text: string) => createHash('sha256').update(text).digest();
 
 /**
- * Issues an API key: `nfk_<id>_<secret>`. Only the SHA-256 of the secret is stored; the key text is returned
+ * Issues an API key: `<prefix><id>_<secret>` (`nfk_<id>_<secret>` by default). Only the SHA-256 of the secret is stored; the key text is returned
  * once and never again.
  */
 export const issueApiKey = async (
   store: Store,
-  opts: { subject?: string; roles: readonly string[]; expiresInMs?: number; now?: Date; apiVersion?: string },
+  opts: {
+    subject?: string;
+    roles: readonly string[];
+    expiresInMs?: number;
+    now?: Date;
+    apiVersion?: string;
+    prefix?: string;
+  },
 ): Promise<{ record: ApiKeyRecord; key: string }> => {
   const now = opts.now ?? new Date();
   const id = `key_${randomBytes(8).toString('hex')}`;
@@ -27,13 +38,13 @@ export const issueApiKey = async (
     ...(opts.apiVersion !== undefined ? { apiVersion: opts.apiVersion } : {}),
   };
   await store.transaction(() => store.apiKeys.create(record));
-  return { record, key: `nfk_${id}_${secret}` };
+  return { record, key: `${opts.prefix ?? DEFAULT_PREFIX}${id}_${secret}` };
 };
 
 /** The id and secret of a key text, or undefined when it is not exactly a key this service issues (no trimming). */
-export const parseApiKey = (text: string): { id: string; secret: string } | undefined => {
-  if (text.length > MAX_KEY_LENGTH) return undefined;
-  const m = KEY_FORMAT.exec(text);
+export const parseApiKey = (text: string, prefix = DEFAULT_PREFIX): { id: string; secret: string } | undefined => {
+  if (text.length > MAX_KEY_LENGTH || !text.startsWith(prefix)) return undefined;
+  const m = KEY_FORMAT.exec(text.slice(prefix.length));
   return m ? { id: m[1] as string, secret: m[2] as string } : undefined;
 };
 

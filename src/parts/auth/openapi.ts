@@ -2,22 +2,14 @@ import type { Plan } from '../../plan/types.ts';
 import { errorResponses } from '../errors/openapi.ts';
 import type { BuiltInOperation, OpenApiObject } from '../openapi-model.ts';
 import { type RouteKind, routeAccess } from './route-access.ts';
+import { securitySchemeOf } from './security-scheme.ts';
 
 /** components.securitySchemes: each scheme with its credential's name and place. */
-export const securitySchemes = (plan: Plan): Record<string, OpenApiObject> => {
-  const out: Record<string, OpenApiObject> = {};
-  for (const [name, s] of plan.auth.schemes) {
-    const description = s.description ? { description: s.description } : {};
-    if (s.type === 'apiKey')
-      out[name] = { type: 'apiKey', in: s.in ?? 'header', name: s.name ?? 'X-Api-Key', ...description };
-    else if (s.type === 'basic') out[name] = { type: 'http', scheme: 'basic', ...description };
-    else out[name] = { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', ...description };
-  }
-  return out;
-};
+export const securitySchemes = (plan: Plan): Record<string, OpenApiObject> =>
+  Object.fromEntries([...plan.auth.schemes].map(([name, s]) => [name, securitySchemeOf(s, plan.auth.keyPrefix)]));
 
 /** Every operation the runtime serves, with what it is for access control. */
-const routeKinds = (
+export const routeKinds = (
   plan: Plan,
   builtIns: readonly BuiltInOperation[],
 ): Array<{ method: string; path: string; kind: RouteKind }> => {
@@ -42,6 +34,17 @@ const routeKinds = (
       });
     if (r.states)
       out.push({ method: 'get', path: `${base}${r.itemPath}/history`, kind: { resource: r.name, action: 'history' } });
+    for (const l of r.lists)
+      out.push({ method: 'get', path: `${base}${l.path}`, kind: { resource: r.name, action: 'list' } });
+    // A relation takes its join resource's create and delete access.
+    if (r.relation)
+      for (const [method, action] of [
+        [r.relation.add.toLowerCase(), 'create'],
+        ['delete', 'delete'],
+      ] as const)
+        out.push({ method, path: `${base}${r.relation.path}`, kind: { resource: r.name, action } });
+    if (r.session)
+      out.push({ method: 'post', path: `${base}${r.session.signIn}`, kind: { resource: r.name, action: 'signIn' } });
   }
   for (const c of plan.custom)
     out.push({ method: c.method.toLowerCase(), path: `${base}${c.path}`, kind: { action: c.name, custom: true } });
@@ -49,7 +52,7 @@ const routeKinds = (
 };
 
 /** The codes an existing responses object already documents (a $ref per code, or examples keyed by code). */
-const documentedCodes = (responses: OpenApiObject): string[] =>
+export const documentedCodes = (responses: OpenApiObject): string[] =>
   Object.values(responses).flatMap((r) => {
     const ref = (r as { $ref?: string }).$ref;
     if (ref?.startsWith('#/components/responses/')) return [ref.slice('#/components/responses/'.length)];

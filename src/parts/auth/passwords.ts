@@ -39,7 +39,7 @@ export const verifyPassword = async (password: string, stored: string | undefine
   return known && expected.length === key.length && timingSafeEqual(expected, key);
 };
 
-/** The password field of every basic scheme's user store, per resource. */
+/** The password field of every basic scheme's user store and every session resource, per resource. */
 export const passwordFieldsOf = (plan: Plan): ReadonlyMap<string, ReadonlySet<string>> => {
   const fields = new Map<string, Set<string>>();
   for (const scheme of plan.auth.schemes.values()) {
@@ -47,6 +47,12 @@ export const passwordFieldsOf = (plan: Plan): ReadonlyMap<string, ReadonlySet<st
     const set = fields.get(scheme.users) ?? new Set<string>();
     set.add(scheme.passwordField ?? 'password');
     fields.set(scheme.users, set);
+  }
+  for (const resource of plan.resources) {
+    if (!resource.session) continue;
+    const set = fields.get(resource.name) ?? new Set<string>();
+    set.add(resource.session.password);
+    fields.set(resource.name, set);
   }
   return fields;
 };

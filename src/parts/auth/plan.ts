@@ -3,7 +3,7 @@ import type { ServiceSpec } from '../../spec/schema.ts';
 import type { AccessSchema, OperationOverrideSchema, ResourceEndpointsSpec } from '../endpoints/schema.ts';
 import { machineOf, transitionMap } from '../resources/lookup.ts';
 import { BUILT_IN_PAGES, type BuiltInPage } from './built-in-pages.ts';
-import type { RecordRulesSchema } from './schema.ts';
+import { DEFAULT_KEY_PREFIX, type RecordRulesSchema } from './schema.ts';
 import type { SchemeSpec } from './scheme-types.ts';
 
 /** Who may call a route: anyone, any one of some schemes, or all of some schemes at once. */
@@ -37,6 +37,8 @@ export interface AuthPlan {
    * and a custom endpoint's name.
    */
   readonly routes: ReadonlyMap<string, RouteAccess>;
+  /** What every API key this service issues begins with: the apiKey schemes' `prefix` (default nfk_). */
+  readonly keyPrefix: string;
 }
 
 type AccessSpec = Static<typeof AccessSchema>;
@@ -76,6 +78,8 @@ export const planAuth = (spec: ServiceSpec): AuthPlan => {
         roles: override?.roles ?? [],
       });
     }
+    // Signing in is how a caller gets credentials: anyone may try (the failed-login limiter stands guard).
+    if (entry?.session) routes.set(`${name}.signIn`, { access: { kind: 'public' }, roles: [] });
     const machine = machineOf(resource);
     if (!machine) continue;
     for (const [transition, t] of transitionMap(resource))
@@ -93,5 +97,6 @@ export const planAuth = (spec: ServiceSpec): AuthPlan => {
     rules: new Map(Object.entries(auth?.rules ?? {})),
     publicPages: new Set(auth?.public ?? BUILT_IN_PAGES),
     routes,
+    keyPrefix: [...schemes.values()].find((s) => s.type === 'apiKey' && s.prefix)?.prefix ?? DEFAULT_KEY_PREFIX,
   };
 };

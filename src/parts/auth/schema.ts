@@ -7,6 +7,9 @@ import { BUILT_IN_PAGES } from './built-in-pages.ts';
 export { BUILT_IN_PAGES, type BuiltInPage } from './built-in-pages.ts';
 
 export const SCHEME_TYPES = ['apiKey', 'bearer', 'basic', 'oidc'] as const;
+export const API_KEY_PLACES = ['header', 'query', 'cookie', 'bearer', 'basic'] as const;
+/** The prefix of API keys when no apiKey scheme names one. */
+export const DEFAULT_KEY_PREFIX = 'nfk_';
 export const JWT_ALGORITHMS = [
   'HS256',
   'HS384',
@@ -25,8 +28,25 @@ export const SchemeSchema = Type.Object(
   {
     type: stringEnum(SCHEME_TYPES),
     description: Type.Optional(Type.String()),
-    in: Type.Optional(stringEnum(['header', 'query', 'cookie'] as const)),
+    in: Type.Optional(
+      stringEnum(
+        API_KEY_PLACES,
+        'apiKey: header, query or cookie (with `name`); bearer (Authorization: Bearer <key>) or basic (the key as the Basic user name, empty password).',
+      ),
+    ),
     name: Type.Optional(Type.String({ description: 'apiKey: the header, query parameter or cookie name.' })),
+    prefix: Type.Optional(
+      Type.String({
+        pattern: '^[A-Za-z][A-Za-z0-9_]{0,31}$',
+        description: 'apiKey: what every key this service issues begins with (default nfk_), e.g. sk_test_.',
+      }),
+    ),
+    scheme: Type.Optional(
+      Type.String({
+        pattern: '^[A-Za-z][A-Za-z0-9!#$%&*+.^_`|~-]{0,31}$',
+        description: 'bearer, oidc: the word before the token in Authorization (default Bearer), e.g. Token.',
+      }),
+    ),
     format: Type.Optional(Type.Literal('jwt')),
     secret: Type.Optional(
       Type.String({ description: 'HS*: env:VAR naming the environment variable holding the secret.' }),

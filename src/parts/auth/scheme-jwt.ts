@@ -1,7 +1,7 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { createLocalJWKSet, createRemoteJWKSet, errors, type JWTVerifyGetKey, jwtVerify } from 'jose';
+import { createLocalJWKSet, createRemoteJWKSet, errors, type JWTVerifyGetKey, jwtVerify, SignJWT } from 'jose';
 import { ApiError } from '../errors/api-error.ts';
 import type { Principal } from './principal.ts';
 import type { SchemeSpec } from './scheme-types.ts';
@@ -94,5 +94,31 @@ export const jwtAuthenticator = (name: string, spec: SchemeSpec, dir: string, wa
     else if (Array.isArray(raw) && raw.every((r) => typeof r === 'string')) roles = raw;
     else throw invalid(`The token's ${rolesClaim} claim is not a list of role names.`);
     return { subject, roles, scheme: name, claims };
+  };
+};
+
+/**
+ * Signs tokens this scheme then accepts: HS* with the scheme's own secret, its first algorithm, its issuer and
+ * audience, `sub` the user's id. Undefined when the scheme cannot sign (no secret at start-up).
+ */
+export const jwtSigner = (spec: SchemeSpec, dir: string) => {
+  if (!spec.secret) return undefined;
+  let key: Uint8Array;
+  try {
+    key = new TextEncoder().encode(material(spec.secret, dir));
+  } catch {
+    return undefined;
+  }
+  const alg = spec.algorithms?.[0] ?? 'HS256';
+  return (subject: string, now: Date, expiresInMs: number): Promise<string> => {
+    const iat = Math.floor(now.getTime() / 1000);
+    let jwt = new SignJWT({})
+      .setProtectedHeader({ alg, typ: 'JWT' })
+      .setSubject(subject)
+      .setIssuedAt(iat)
+      .setExpirationTime(iat + Math.ceil(expiresInMs / 1000));
+    if (spec.issuer) jwt = jwt.setIssuer(spec.issuer);
+    if (spec.audience) jwt = jwt.setAudience(spec.audience);
+    return jwt.sign(key);
   };
 };

@@ -1,16 +1,18 @@
 import type { Store } from '../../storage/index.ts';
 import { ApiError } from '../errors/api-error.ts';
+import { authorization, basicUserOnly } from './credentials.ts';
 import { parseApiKey, verifyApiKey } from './keys.ts';
 import type { Principal } from './principal.ts';
+import type { CompiledScheme } from './scheme-types.ts';
 
 const MAX_REMEMBERED = 10_000;
 
 /**
- * An apiKey scheme: keys issued by `ninefold keys create`. A key that verified is remembered (with its expiry)
+ * An apiKey scheme: keys issued by `ninefold keys create` (with the scheme's prefix). A key that verified is remembered (with its expiry)
  * only while the key store's generation stays the same: a revocation anywhere (this server, the CLI, another
  * process) changes it, so the very next request checks the key against the database again.
  */
-export const keyAuthenticator = (scheme: string, store: Store, now: () => Date) => {
+export const keyAuthenticator = (scheme: string, store: Store, now: () => Date, prefix?: string) => {
   const remembered = new Map<string, { principal: Principal; expiresAt: number }>();
   let generation = -1;
   const known = (text: string): Principal | undefined => {
@@ -31,7 +33,7 @@ export const keyAuthenticator = (scheme: string, store: Store, now: () => Date) 
       hit = known(text);
     }
     if (hit) return hit;
-    const parsed = parseApiKey(text);
+    const parsed = parseApiKey(text, prefix);
     const record = parsed ? await store.apiKeys.find(parsed.id) : undefined;
     if (!parsed || !record || verifyApiKey(record, parsed.secret, now()) !== 'ok') {
       throw new ApiError('invalid_credentials', 'The API key is not valid.');
@@ -47,4 +49,30 @@ export const keyAuthenticator = (scheme: string, store: Store, now: () => Date) 
     return principal;
   };
   return { known, verify };
+};
+
+/** An apiKey scheme read from Authorization: as the Bearer token, or as the Basic user name with an empty password. */
+export const authorizationKey = (
+  name: string,
+  where: 'bearer' | 'basic',
+  realm: string,
+  keys: ReturnType<typeof keyAuthenticator>,
+): CompiledScheme => {
+  const keyOf = where === 'bearer' ? (credential: string) => credential : basicUserOnly;
+  return {
+    known: (credential) => {
+      const key = keyOf(credential);
+      return key === undefined ? undefined : keys.known(key);
+    },
+    name,
+    place: `authorization:${where}`,
+    challenge: where === 'bearer' ? `Bearer realm=${realm}` : `Basic realm=${realm}, charset="UTF-8"`,
+    fromCookie: false,
+    read: (s) => authorization(s, where),
+    verify: (credential) => {
+      const key = keyOf(credential);
+      if (key === undefined) throw new ApiError('invalid_credentials', 'The API key is not valid.');
+      return keys.verify(key);
+    },
+  };
 };

@@ -7,6 +7,8 @@ import { checkFields } from '../resources/check-field.ts';
 import { asRecord, type Raw, resourceMap } from '../resources/lookup.ts';
 import { checkListOptions } from './check-list.ts';
 import { checkResourcePaths } from './check-paths.ts';
+import { checkRelations } from './check-relations.ts';
+import { checkSession } from './check-session.ts';
 import { checkWire } from './check-wire.ts';
 import { pathParams } from './plan.ts';
 import { collectionPathOf, declaredRoutes, routeKey } from './routes.ts';
@@ -32,6 +34,8 @@ export const checkEndpoints = (ctx: CheckContext): void => {
     }
     checkResourcePaths(ctx, name, resource, entry);
     checkListOptions(ctx, resource, entry.list, ['endpoints', name, 'list']);
+    checkRelations(ctx, name, resource, entry);
+    checkSession(ctx, name, resource, entry.session);
   }
   const shadowed = checkCollectionClashes(ctx, resources);
   checkRoutes(ctx, shadowed);

@@ -14,6 +14,7 @@ import {
 } from '../docs-model.ts';
 import { fieldSummary, fieldTable } from '../resources/field-docs.ts';
 import { customAccess, operationAccess, transitionAccess } from './access-docs.ts';
+import { declaredParamItems, hasListOptions, relationRows } from './relation-docs.ts';
 import { listAnswerShape, pagingSpans, recordWireSpans } from './wire-docs.ts';
 import { isConventionalList } from './wire-plan.ts';
 
@@ -41,6 +42,7 @@ const listOptions = (resource: ResourcePlan): Inline[] => {
   const sortDefault = l.defaultSort.map((k) => `${k.desc ? '-' : ''}${wire(k.field)}`).join(',');
   const items: Inline[] = [];
   if (l.filter.length) items.push(['Filter on: ', ...codes(l.filter.map(wire))]);
+  items.push(...declaredParamItems(resource));
   items.push(['Sort by: ', ...codes(l.sort.map(wire)), '; default ', code(sortDefault)]);
   items.push(
     resource.wire.paging === 'cursor'
@@ -77,6 +79,7 @@ const resourceBlocks = (plan: Plan, resource: ResourcePlan): DocBlock[] => {
       resource.name,
       transitionAccess(plan, resource.name, t.name),
     ]);
+  rows.push(...relationRows(plan, resource));
   const wire = (name: string) => resource.wire.names.out.get(name)?.name ?? name;
   const writable = resource.fields.filter((f) => !f.readOnly).map((f) => wire(f.name));
   const readOnly = resource.fields.filter((f) => f.readOnly).map((f) => wire(f.name));
@@ -89,7 +92,7 @@ const resourceBlocks = (plan: Plan, resource: ResourcePlan): DocBlock[] => {
   );
   shape.push(...recordWireSpans(resource));
   const blocks: DocBlock[] = [heading(3, resource.name), paragraph(...shape), table(COLUMNS, rows)];
-  if (resource.operations.has('list')) blocks.push(paragraph('List query options:'), list(listOptions(resource)));
+  if (hasListOptions(resource)) blocks.push(paragraph('List query options:'), list(listOptions(resource)));
   return blocks;
 };
 

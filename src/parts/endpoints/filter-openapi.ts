@@ -4,7 +4,7 @@ import type { OpenApiObject } from '../openapi-model.ts';
 import { type Filterable, operatorsFor, SYSTEM_FILTERABLE } from './filter-operators.ts';
 
 /** A filter value's schema: the field's type, without its write-time constraints. */
-const valueSchema = (field: Filterable): OpenApiObject => {
+export const valueSchema = (field: Filterable): OpenApiObject => {
   switch (field.type) {
     case 'integer':
     case 'number':

@@ -14,8 +14,8 @@ export interface PageFacts {
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** The request path without its query: the collection path with the request's parameters, under the base path. */
-export const createPathOf = (basePath: string, resource: ResourcePlan) => {
-  const parts = resource.collectionPath.split(/\{(\w+)\}/);
+export const createPathOf = (basePath: string, resource: ResourcePlan, served = resource.collectionPath) => {
+  const parts = served.split(/\{(\w+)\}/);
   return (input: HandlerInput): string =>
     basePath + parts.map((part, i) => (i % 2 === 1 ? encodeURIComponent(input.params[part] ?? '') : part)).join('');
 };
@@ -45,9 +45,9 @@ const pageLinks = (path: string, input: HandlerInput, facts: PageFacts): string 
  * Compiles the answer of a list page as the resource's wire says: its members (items, next cursor, total,
  * has-more, extras in that order) or the bare array, and a Link header for numbered pages.
  */
-export const compileListAnswer = (basePath: string, resource: ResourcePlan) => {
+export const compileListAnswer = (basePath: string, resource: ResourcePlan, served = resource.collectionPath) => {
   const { list, paging } = resource.wire;
-  const pathOf = createPathOf(basePath, resource);
+  const pathOf = createPathOf(basePath, resource, served);
   const needsPath = paging === 'page' || list.extras.some((e) => e.templated);
   return (input: HandlerInput, facts: PageFacts) => {
     const path = needsPath ? pathOf(input) : '';

@@ -1,11 +1,12 @@
 import type { PagingStyle, ResourcePlan, SortKey, WireNames } from '../../plan/types.ts';
-import type { Filter, FilterOp, ListQuery } from '../../storage/index.ts';
+import type { Filter, FilterOp, ListQuery, RelatedCondition } from '../../storage/index.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { normalizeFilterValue } from '../resources/normalize.ts';
-import { isDateTime, isIsoDate } from '../resources/value-problem.ts';
-import { isNumberText } from './coerce-query.ts';
 import { parseExpand } from './expand-query.ts';
 import { type Filterable, operatorsFor, PARTIAL_MATCH, SYSTEM_FILTERABLE } from './filter-operators.ts';
+import { declaredValue, typedValue, withRelated } from './query-values.ts';
+
+export { withRelated } from './query-values.ts';
 
 export const RESERVED_QUERY = new Set(['limit', 'cursor', 'sort', 'expand', 'expand[]', 'count']);
 /** The query parameters each paging style reads itself (the rest are filters). */
@@ -52,42 +53,6 @@ const parseSort = (text: string): SortKey[] => {
   return keys;
 };
 
-/** A query-string value as the field's type, or 400 invalid_filter. */
-const typedValue = (field: Filterable, name: string, raw: string): unknown => {
-  const bad = () => new ApiError('invalid_filter', `"${raw.slice(0, 64)}" is not a valid value for ${name}.`);
-  switch (field.type) {
-    case 'integer': {
-      if (!/^-?\d{1,16}$/.test(raw) || !Number.isSafeInteger(Number(raw))) throw bad();
-      return Number(raw);
-    }
-    case 'number': {
-      const n = Number(raw);
-      if (!isNumberText(raw) || !Number.isFinite(n)) throw bad();
-      return n;
-    }
-    case 'decimal': {
-      if (!/^-?\d{1,30}(\.\d{1,18})?$/.test(raw)) throw bad();
-      return Number(raw);
-    }
-    case 'boolean':
-      if (raw === 'true') return true;
-      if (raw === 'false') return false;
-      throw bad();
-    case 'enum':
-      if (!field.spec.values?.includes(raw)) throw bad();
-      return raw;
-    case 'date':
-      if (!isIsoDate(raw)) throw bad();
-      return raw;
-    case 'datetime':
-      if (!isDateTime(raw)) throw bad();
-      return raw;
-    default:
-      if (raw.length > 1024 || raw.includes('\u0000')) throw bad();
-      return raw;
-  }
-};
-
 /** Where a page starts, as the paging style reads it from the query. */
 export type PageStart =
   | { readonly style: 'cursor' }
@@ -96,7 +61,7 @@ export type PageStart =
   | { readonly style: 'starting_after'; readonly startingAfter?: string; readonly endingBefore?: string };
 
 export interface ParsedList {
-  readonly query: ListQuery;
+  query: ListQuery;
   readonly pageSize: number;
   readonly expand: readonly string[];
   readonly sortKey: string;
@@ -207,8 +172,17 @@ export const parseListQuery = (
     }
   }
   const filters: Filter[] = [...parentFilters];
+  const related: RelatedCondition[] = [];
   for (const [key, raw] of Object.entries(query)) {
     if (reserved.has(key)) continue;
+    const declared = resource.list.params.get(key);
+    if (declared) {
+      const value = declaredValue(declared, single(key, raw, 'invalid_filter') ?? '');
+      // As the compared field stores it (its normalisers); a filter on the record's own field is normalised below.
+      if (declared.related) related.push(declared.related(normalizeFilterValue(declared.compared, 'eq', value)));
+      else filters.push({ field: declared.own ?? '', op: declared.op, value });
+      continue;
+    }
     const m = FILTER_KEY.exec(key);
     const name = engine(m?.[1] ?? '');
     const field = fieldOf(name);
@@ -265,10 +239,12 @@ export const parseListQuery = (
   // Built as before for cursor paging (one spread at most): the query object is on every list's hot path.
   const limit = pageSize + 1;
   return {
-    query:
+    query: withRelated(
       offset === undefined
         ? { filters, sort, ...(after ? { after } : {}), limit, count }
         : { filters, sort, limit, offset, count },
+      related,
+    ),
     pageSize,
     expand,
     sortKey,

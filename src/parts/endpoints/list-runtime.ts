@@ -1,13 +1,13 @@
-import type { ResourcePlan } from '../../plan/types.ts';
+import type { NamedListPlan, ResourcePlan } from '../../plan/types.ts';
 import type { Handler, HandlerInput, RuntimeContext } from '../../runtime/context.ts';
 import type { Filter, ListQuery, ListResult, Row } from '../../storage/index.ts';
 import { ApiError } from '../errors/api-error.ts';
-import { createRecordShapes, withComputed } from '../resources/computed-runtime.ts';
+import { celCondition, createRecordShapes, withComputed } from '../resources/computed-runtime.ts';
 import { createReferenceEmbedder, embeddedFields } from '../resources/embed-references.ts';
 import { createParentCheck, createReadableLookup } from '../resources/load-record.ts';
 import { createRecordWriter } from '../resources/record-io.ts';
 import { compileListAnswer } from './list-answer.ts';
-import { encodeCursor, type ParsedList, parseListQuery } from './list-query.ts';
+import { encodeCursor, type ParsedList, parseListQuery, withRelated } from './list-query.ts';
 import { isConventionalList } from './wire-plan.ts';
 import { createWireRecord } from './wire-runtime.ts';
 
@@ -68,8 +68,12 @@ export const listInProcess = async (
   return { rows };
 };
 
-/** Compiles the list handler of a resource: `{data, nextCursor}` (and `total` with count=true), or its wire's shape. */
-export const compileListHandler = (ctx: RuntimeContext, resource: ResourcePlan): Handler => {
+/**
+ * Compiles the list handler of a resource: `{data, nextCursor}` (and `total` with count=true), or its wire's shape.
+ * A named list (a feed) is the same list with its CEL filter as one more condition of the page's query.
+ */
+export const compileListHandler = (ctx: RuntimeContext, resource: ResourcePlan, named?: NamedListPlan): Handler => {
+  const filter = named?.filter?.query;
   const writer = createRecordWriter(resource);
   const parentsOf = createParentCheck(ctx, resource);
   const shape = createRecordShapes(ctx, resource).shapeOf('list');
@@ -78,7 +82,7 @@ export const compileListHandler = (ctx: RuntimeContext, resource: ResourcePlan):
   const onWire = createWireRecord(resource);
   // A list whose answer is the engine's own `{data, nextCursor}` is written as it always was, nothing more.
   const conventional = resource.wire.plain && isConventionalList(resource);
-  const answer = compileListAnswer(ctx.plan.service.basePath, resource);
+  const answer = compileListAnswer(ctx.plan.service.basePath, resource, named?.path);
   const anchors = createReadableLookup(ctx, resource);
 
   /** starting_after / ending_before: the keyset of the record named, which must be one the caller may read. */
@@ -110,6 +114,7 @@ export const compileListHandler = (ctx: RuntimeContext, resource: ResourcePlan):
     }));
     const hidden = ctx.access.hiddenFields(resource, input.principal);
     const parsed = parseListQuery(resource, input.query, parents, hidden);
+    if (filter) parsed.query = withRelated(parsed.query, [celCondition(filter, input.principal)]);
     const rule = ctx.access.listFilter(resource, input.principal);
     // Computed fields are read in the page's own query: one SELECT for the page, whatever its size.
     const computed = withComputed(parsed.query, shape.computed, input.principal);

@@ -1,4 +1,4 @@
-import type { Operation, PathBinding, Plan, ResourcePlan, ResourceRoute } from '../../plan/types.ts';
+import type { NamedListPlan, Operation, PathBinding, Plan, ResourcePlan, ResourceRoute } from '../../plan/types.ts';
 import { customEndpointErrors, errorResponses, resourceOperationErrors } from '../errors/openapi.ts';
 import { type OpenApiComponents, type OpenApiObject, ref, success } from '../openapi-model.ts';
 import { exampleCreate, examplePatch } from '../resources/example.ts';
@@ -9,6 +9,8 @@ import { customOperation } from './custom-openapi.ts';
 import { filterParameters } from './filter-openapi.ts';
 import { pageExample, pagingParameters } from './paging-openapi.ts';
 import { routeParameters } from './path-openapi.ts';
+import { declaredParameters, relationPaths } from './relation-openapi.ts';
+import { signInOperation, withSessionToken } from './session-openapi.ts';
 import { exampleInEnvelope, inEnvelope } from './wire-openapi.ts';
 
 export type PathItem = Record<string, OpenApiObject>;
@@ -113,6 +115,7 @@ const listParameters = (resource: ResourcePlan): OpenApiObject[] => {
         ]
       : []),
     ...filterParameters(resource),
+    ...declaredParameters(resource),
   ];
 };
 
@@ -143,13 +146,17 @@ export const resourcePaths = (plan: Plan, resource: ResourcePlan): Record<string
     ),
   });
   // Answers of one record: in the single-record envelope when the wire has one.
-  const answered = (op: Operation, description: string, headers: string[]) =>
-    success(
+  // A session resource answers sign-up and the caller's own record with a fresh token beside the record.
+  const answered = (op: Operation, description: string, headers: string[], self = false) => {
+    const { session } = resource;
+    const shown = session && (op === 'create' || self) ? withSessionToken(plan, resource, session, op) : answer(op);
+    return success(
       description,
-      inEnvelope(resource, answer(op).schema),
-      exampleInEnvelope(resource, answer(op).example),
+      inEnvelope(resource, shown.schema),
+      exampleInEnvelope(resource, shown.example),
       headers,
     );
+  };
   const plural = pluralize(resource.name);
   const operation = (route: ResourceRoute): OpenApiObject => {
     const params = routeParameters(plan, resource, route);
@@ -191,7 +198,7 @@ export const resourcePaths = (plan: Plan, resource: ResourcePlan): Record<string
           tags,
           parameters: [...params, ...expandParameters(resource), ...headerParams('RequestId')],
           responses: {
-            '200': answered('get', `The ${resource.name}.`, ['ETag']),
+            '200': answered('get', `The ${resource.name}.`, ['ETag'], route.self),
             ...errors('get'),
           },
         };
@@ -206,7 +213,7 @@ export const resourcePaths = (plan: Plan, resource: ResourcePlan): Record<string
             'application/merge-patch+json',
           ]),
           responses: {
-            '200': answered('update', `The updated ${resource.name}.`, ['ETag', 'Idempotent-Replayed']),
+            '200': answered('update', `The updated ${resource.name}.`, ['ETag', 'Idempotent-Replayed'], route.self),
             ...errors('update'),
           },
         };
@@ -218,7 +225,7 @@ export const resourcePaths = (plan: Plan, resource: ResourcePlan): Record<string
           parameters: [...params, ...headerParams('IfMatch', 'IdempotencyKey', 'RequestId')],
           requestBody: body(names.create, exampleCreate(resource, plan.resourcesByName)),
           responses: {
-            '200': answered('replace', `The replaced ${resource.name}.`, ['ETag', 'Idempotent-Replayed']),
+            '200': answered('replace', `The replaced ${resource.name}.`, ['ETag', 'Idempotent-Replayed'], route.self),
             ...errors('replace'),
           },
         };
@@ -236,6 +243,28 @@ export const resourcePaths = (plan: Plan, resource: ResourcePlan): Record<string
   for (const route of resource.routes) {
     const path = `${base}${route.path}`;
     out[path] = { ...out[path], [route.method.toLowerCase()]: operation(route) };
+  }
+  // A named list of records is the list operation on its own path, its summary its own.
+  const list = resource.routes.find((r) => r.operation === 'list');
+  const recordList = (named: NamedListPlan): OpenApiObject => {
+    const listed = operation({
+      ...(list ?? resource.routes[0] ?? resource.item),
+      operation: 'list',
+      method: 'GET',
+    } as ResourceRoute);
+    return {
+      ...listed,
+      operationId: `list${plural}${named.name.slice(0, 1).toUpperCase()}${named.name.slice(1)}`,
+      summary: named.summary ?? `List ${plural}: ${named.name}`,
+      ...(named.filter ? { description: `The ${plural} that \`${named.filter.cel}\` keeps.` } : {}),
+      parameters: (listed.parameters as OpenApiObject[]).filter((p) => p.in !== 'path'),
+    };
+  };
+  for (const [path, item] of Object.entries(relationPaths(plan, resource, recordList)))
+    out[path] = { ...out[path], ...item };
+  if (resource.session) {
+    const path = `${base}${resource.session.signIn}`;
+    out[path] = { ...out[path], post: signInOperation(plan, resource, resource.session) };
   }
   return out;
 };

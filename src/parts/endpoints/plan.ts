@@ -8,12 +8,17 @@ import type {
   StateMachinePlan,
 } from '../../plan/types.ts';
 import type { ServiceSpec } from '../../spec/schema.ts';
+import { parseDuration } from '../../spec/units.ts';
 import { collectionSegment } from '../resources/naming.ts';
 import type { ResourceSpec } from '../resources/schema.ts';
+import { isListParamProblem, resolveListParam } from './list-params-plan.ts';
+import { planNamedLists, planRelation } from './named-lists-plan.ts';
 import { keyModel } from './path-binding.ts';
 import { boundPath, defaultItemPath, planParentParams, planRoutes } from './route-plan.ts';
 import type { ResourceEndpointsSpec } from './schema.ts';
 import { planWire, serviceWire } from './wire-plan.ts';
+
+const DAY_MS = 86_400_000;
 
 export const DEFAULT_OPERATIONS: readonly Operation[] = ['list', 'get', 'create', 'update', 'delete'];
 export const DEFAULT_PAGE_SIZE = 20;
@@ -44,7 +49,18 @@ export const planResourceEndpoints = (
   maxPageSize: number,
 ): Pick<
   ResourcePlan,
-  'collectionPath' | 'itemPath' | 'parentParams' | 'operations' | 'list' | 'wire' | 'key' | 'routes' | 'item'
+  | 'collectionPath'
+  | 'itemPath'
+  | 'parentParams'
+  | 'operations'
+  | 'list'
+  | 'wire'
+  | 'key'
+  | 'routes'
+  | 'item'
+  | 'lists'
+  | 'relation'
+  | 'session'
 > => {
   const entry = resourceEndpointsSpec(spec, name);
   const model = keyModel(spec);
@@ -68,7 +84,16 @@ export const planResourceEndpoints = (
     defaultSort: parseSortKeys(entry?.list?.defaultSort ?? 'createdAt'),
     pageSize: { default: Math.min(entry?.list?.pageSize?.default ?? DEFAULT_PAGE_SIZE, max), max },
     expand: entry?.list?.expand ?? [...fields.values()].filter((f) => f.type === 'ref').map((f) => f.name),
+    params: new Map(
+      Object.entries(entry?.list?.params ?? {}).map(([param, p]) => {
+        const resolved = resolveListParam(spec, name, param, p);
+        // The spec was checked: a problem here is a bug in the checker, not the user's.
+        if (isListParamProblem(resolved)) throw new Error(`${name}.list.params.${param}: ${resolved.message}`);
+        return [param, resolved] as const;
+      }),
+    ),
   };
+  const relation = planRelation(spec, name, entry);
   return {
     collectionPath,
     itemPath,
@@ -79,6 +104,20 @@ export const planResourceEndpoints = (
     key: model.keyOf(name),
     item: boundPath(model, name, itemPath, true, parentParams),
     routes: planRoutes(model, name, entry, operations, { collection: collectionPath, item: itemPath }, parentParams),
+    lists: planNamedLists(spec, name, entry),
+    ...(relation ? { relation } : {}),
+    ...(entry?.session
+      ? {
+          session: {
+            scheme: entry.session.scheme,
+            field: entry.session.field ?? 'token',
+            identifier: entry.session.identifier,
+            password: entry.session.password ?? 'password',
+            signIn: entry.session.signIn,
+            expiresInMs: parseDuration(entry.session.expiresIn ?? '24h') ?? DAY_MS,
+          },
+        }
+      : {}),
   };
 };
 

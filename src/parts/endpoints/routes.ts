@@ -92,6 +92,27 @@ export const declaredRoutes = (spec: ServiceSpec, skip: ReadonlySet<string> = ne
           at: 'value',
         });
       }
+    for (const [l, named] of Object.entries(asRecord(entry?.lists))) {
+      const path = asRecord(named).path;
+      if (typeof path === 'string')
+        routes.push({
+          method: 'GET',
+          path,
+          what: `${name}.lists.${l}`,
+          pointer: ['endpoints', name, 'lists', l, 'path'],
+          at: 'value',
+        });
+    }
+    const relation = asRecord(entry?.relation);
+    if (typeof relation.path === 'string')
+      for (const method of [typeof relation.add === 'string' ? relation.add : 'POST', 'DELETE'])
+        routes.push({
+          method,
+          path: relation.path,
+          what: `${name}.relation`,
+          pointer: ['endpoints', name, 'relation', 'path'],
+          at: 'value',
+        });
     for (const [t, transition] of transitionMap(resource)) {
       const segment = typeof transition.path === 'string' ? transition.path : t;
       routes.push({

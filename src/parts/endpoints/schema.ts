@@ -2,6 +2,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import { stringEnum } from '../../spec/string-enum.ts';
 import { FieldsSchema } from '../resources/field-schema.ts';
 import { OPERATIONS } from './operations.ts';
+import { ListParamSchema, NamedListSchema, RelationSchema } from './relation-schema.ts';
 import { WireSchema } from './wire-schema.ts';
 
 export { OPERATIONS } from './operations.ts';
@@ -41,6 +42,24 @@ export const SelfSchema = Type.Object(
   },
 );
 
+export const SessionSchema = Type.Object(
+  {
+    scheme: Type.String({
+      description: 'The bearer (JWT) scheme whose secret signs the tokens, and which reads them.',
+    }),
+    field: Type.Optional(Type.String({ description: 'The answer member holding the token (default token).' })),
+    identifier: Type.String({ description: 'Sign-in: the unique field naming the user (email, username).' }),
+    password: Type.Optional(Type.String({ description: 'The password field (default password), stored hashed.' })),
+    signIn: Type.String({ pattern: '^/', description: 'Sign-in: POST path taking the identifier and password.' }),
+    expiresIn: Type.Optional(Type.String({ description: 'How long a token is good for (default 24h).' })),
+  },
+  {
+    additionalProperties: false,
+    description:
+      'A user store: create signs up (password hashed), POST signIn checks the password; both, and the caller’s own record, answer with a freshly signed token.',
+  },
+);
+
 export const KeySchema = Type.Union([Type.String(), Type.Array(Type.String(), { minItems: 1 })], {
   description: 'Natural key: the item path binds this unique field (or these fields, a compound unique key).',
 });
@@ -57,6 +76,11 @@ export const ListOptionsSchema = Type.Object(
     defaultSort: Type.Optional(Type.String({ description: 'Like -createdAt (default createdAt).' })),
     pageSize: Type.Optional(PageSizeSchema),
     expand: Type.Optional(Type.Array(Type.String(), { description: 'Reference fields that may be expanded.' })),
+    params: Type.Optional(
+      Type.Record(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }), ListParamSchema, {
+        description: 'Query parameters named as the interface names them: ?author=jake for author.username.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -70,6 +94,13 @@ export const ResourceEndpointsSchema = Type.Object(
     wire: Type.Optional(WireSchema),
     key: Type.Optional(KeySchema),
     self: Type.Optional(SelfSchema),
+    lists: Type.Optional(
+      Type.Record(Type.String({ pattern: '^[a-z][A-Za-z0-9]*$' }), NamedListSchema, {
+        description: 'Lists of their own paths: a CEL filter (a feed) or the distinct values of a field (tags).',
+      }),
+    ),
+    relation: Type.Optional(RelationSchema),
+    session: Type.Optional(SessionSchema),
     overrides: Type.Optional(
       Type.Object(Object.fromEntries(OPERATIONS.map((o) => [o, Type.Optional(OperationOverrideSchema)])), {
         additionalProperties: false,

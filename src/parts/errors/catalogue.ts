@@ -1,3 +1,6 @@
+/** The IANA problem type of a refusal for a quota or rate policy (draft-ietf-httpapi-ratelimit-headers). */
+const QUOTA_EXCEEDED = 'https://iana.org/assignments/http-problem-types#quota-exceeded';
+
 /**
  * The built-in runtime error catalogue. Every failure a client can see is one of these codes or one of the
  * spec's own. `docs/errors.md` lists each; a test keeps the two in step.
@@ -53,13 +56,20 @@ export const BUILT_IN_ERRORS = {
   },
   idempotency_key_reused: { status: 422, title: 'The Idempotency-Key was used with a different request' },
   too_many_requests: { status: 429, title: 'Too many requests; retry after the time given' },
+  rate_limited: {
+    status: 429,
+    title: 'The caller is over a rate limit; retry after the time given',
+    type: QUOTA_EXCEEDED,
+  },
+  quota_exceeded: { status: 429, title: 'The caller has used its quota for this period', type: QUOTA_EXCEEDED },
   too_many_streams: { status: 429, title: 'The caller has as many event streams open as it may' },
   request_header_fields_too_large: { status: 431, title: 'The request headers are too large' },
   internal: { status: 500, title: 'Internal error' },
   busy: { status: 503, title: 'The service is busy; retry shortly' },
+  limits_unavailable: { status: 503, title: 'Rate limits cannot be checked right now; retry shortly' },
   storage_unavailable: { status: 503, title: 'Storage is unavailable' },
   shutting_down: { status: 503, title: 'The service is shutting down' },
   timeout: { status: 503, title: 'The request took longer than its time budget' },
-} as const satisfies Record<string, { status: number; title: string }>;
+} as const satisfies Record<string, { status: number; title: string; type?: string }>;
 
 export type BuiltInErrorCode = keyof typeof BUILT_IN_ERRORS;

@@ -7,7 +7,8 @@ import type {
   TransitionPlan,
 } from '../../plan/types.ts';
 import { type OpenApiComponents, type OpenApiObject, ref } from '../openapi-model.ts';
-import { substitute } from './runtime.ts';
+import { ApiError } from './api-error.ts';
+import { createProblemRenderer } from './runtime.ts';
 
 /** Every request can fail on our side, or on storage. */
 export const ALWAYS = ['internal', 'busy', 'storage_unavailable'];
@@ -73,7 +74,7 @@ export const customEndpointErrors = (endpoint: CustomEndpointPlan): string[] => 
 ];
 
 export const errorMediaType = (errors: ErrorsPlan): string =>
-  errors.format === 'custom' && errors.payload !== undefined ? 'application/json' : 'application/problem+json';
+  errors.format !== 'problem+json' && errors.payload !== undefined ? 'application/json' : 'application/problem+json';
 
 const FIELD_ERROR: OpenApiObject = {
   type: 'object',
@@ -111,6 +112,16 @@ const PROBLEM_EXTENSIONS: Record<string, OpenApiObject> = {
     description: '`invalid_query`, `limit_exceeded` of a paging style other than cursor: the query parameter at fault.',
   },
   allow: { type: 'string', description: '`method_not_allowed`: the methods this path serves (as in `Allow`).' },
+  resetAt: {
+    type: 'string',
+    format: 'date-time',
+    description: '`quota_exceeded`: when the quota’s period ends and the caller may call again.',
+  },
+  'violated-policies': {
+    type: 'array',
+    items: { type: 'string' },
+    description: '`rate_limited`, `quota_exceeded`: the policies (as named in `RateLimit-Policy`) the request is over.',
+  },
   truncated: {
     type: 'boolean',
     description: '`validation_failed`, `unknown_field`: true when `errors` lists only some of the problems.',
@@ -133,21 +144,39 @@ const problemSchema = (errors: ErrorsPlan): OpenApiObject => ({
   required: ['type', 'title', 'status', 'code'],
 });
 
-/** The JSON Schema of a custom payload template: "{status}" is an integer, "{errors}" the field errors. */
+const PLACEHOLDER_SCHEMAS: Record<string, OpenApiObject> = {
+  status: { type: 'integer', minimum: 400, maximum: 599 },
+  errors: { type: 'array', items: ref('schemas', 'FieldError') },
+};
+
+/** The JSON Schema of a payload template, as the renderer fills it (payload-template.ts). */
 const payloadSchema = (template: unknown): OpenApiObject => {
   if (typeof template === 'string') {
-    if (template === '{status}') return { type: 'integer' };
-    if (template === '{errors}') return { type: 'array', items: ref('schemas', 'FieldError') };
-    return { type: 'string' };
+    const whole = /^\{(\w+)\}$/.exec(template)?.[1];
+    return (whole && PLACEHOLDER_SCHEMAS[whole]) || { type: 'string' };
   }
   if (Array.isArray(template))
     return { type: 'array', items: template[0] === undefined ? {} : payloadSchema(template[0]) };
   if (template && typeof template === 'object') {
-    const entries = Object.entries(template);
+    const node = template as Record<string, unknown>;
+    if ('$each' in node)
+      return {
+        type: 'array',
+        description: 'One entry per failing field.',
+        items: payloadSchema(node.$each),
+      };
+    if ('$byField' in node)
+      return {
+        type: 'object',
+        description:
+          'Each failing field (or, for an error about no one field, the one key the format names) with its messages.',
+        additionalProperties: { type: 'array', items: payloadSchema(node.$byField) },
+      };
+    const entries = Object.entries(node).filter(([k]) => !k.startsWith('$'));
     return {
       type: 'object',
-      properties: Object.fromEntries(entries.map(([k, v]) => [k, payloadSchema(v)])),
-      required: entries.map(([k]) => k),
+      properties: Object.fromEntries(entries.map(([k, v]) => [k.endsWith('?') ? k.slice(0, -1) : k, payloadSchema(v)])),
+      required: entries.filter(([k]) => !k.endsWith('?')).map(([k]) => k),
     };
   }
   if (typeof template === 'number') return { type: 'number' };
@@ -155,22 +184,15 @@ const payloadSchema = (template: unknown): OpenApiObject => {
   return {};
 };
 
+/** One code's example, rendered by the server's own renderer, so it is what a client receives. */
 const exampleError = (errors: ErrorsPlan, code: string): unknown => {
   const entry = errors.catalogue.get(code);
-  const problem = {
-    type: `${errors.typeBase}${code}`,
-    title: entry?.title ?? code,
-    status: entry?.status ?? 500,
+  const error = new ApiError(
     code,
-    detail: entry?.description ?? entry?.title ?? code,
-    instance: '/example/path',
-    ...(entry?.status === 422
-      ? { errors: [{ pointer: '#/name', code: 'required', message: 'name is required' }] }
-      : {}),
-  };
-  return errorMediaType(errors) === 'application/json'
-    ? substitute(errors.payload, { ...problem, errors: problem.errors ?? [] })
-    : problem;
+    entry?.description ?? entry?.title ?? code,
+    entry?.status === 422 ? [{ pointer: '#/name', code: 'required', message: 'name is required' }] : undefined,
+  );
+  return JSON.parse(createProblemRenderer(errors)(error, { instance: '/example/path', resource: 'Example' }).body);
 };
 
 /** Component names: the error schema, and one example and one response per catalogue code. */

@@ -1,10 +1,18 @@
-import type { ErrorEntryPlan, ErrorsPlan } from '../../plan/types.ts';
+import type { ErrorEntryPlan, ErrorsPlan, ErrorWording } from '../../plan/types.ts';
 import type { ServiceSpec } from '../../spec/schema.ts';
 import { BUILT_IN_ERRORS } from './catalogue.ts';
+import { ERROR_PRESETS, type ErrorPreset } from './presets.ts';
 
 export const DEFAULT_TYPE_BASE = 'https://ninefold.dev/errors/';
 
+const merged = <T>(...maps: Array<Readonly<Record<string, T>> | undefined>): Map<string, T> =>
+  new Map(maps.flatMap((m) => Object.entries(m ?? {})));
+
+/** The catalogue with the spec's (and its preset's) remapped statuses and titles; their wording beside it. */
 export const planErrors = (spec: ServiceSpec): ErrorsPlan => {
+  const format = spec.errors?.format ?? 'problem+json';
+  const preset: ErrorPreset | undefined =
+    format === 'problem+json' || format === 'custom' ? undefined : ERROR_PRESETS[format];
   const catalogue = new Map<string, ErrorEntryPlan>();
   for (const [code, e] of Object.entries(BUILT_IN_ERRORS)) catalogue.set(code, { code, ...e, builtIn: true });
   for (const [code, e] of Object.entries(spec.errors?.catalogue ?? {})) {
@@ -17,10 +25,24 @@ export const planErrors = (spec: ServiceSpec): ErrorsPlan => {
         builtIn: false,
       });
   }
+  const wording = new Map<string, ErrorWording>();
+  for (const [code, remap] of [...Object.entries(preset?.remap ?? {}), ...Object.entries(spec.errors?.remap ?? {})]) {
+    const entry = catalogue.get(code);
+    if (!entry) continue;
+    const { status, title, ...words } = remap as { status?: number; title?: string } & ErrorWording;
+    catalogue.set(code, { ...entry, ...(status ? { status } : {}), ...(title ? { title } : {}) });
+    wording.set(code, { ...wording.get(code), ...words });
+  }
+  const payload = format === 'problem+json' ? undefined : (spec.errors?.payload ?? preset?.payload);
   return {
-    format: spec.errors?.format ?? 'problem+json',
+    format,
     typeBase: spec.errors?.typeBase ?? DEFAULT_TYPE_BASE,
     catalogue,
-    ...(spec.errors?.payload !== undefined ? { payload: spec.errors.payload } : {}),
+    ...(payload !== undefined ? { payload } : {}),
+    wording,
+    fieldCodes: merged(preset?.fieldCodes, spec.errors?.fieldCodes),
+    fieldMessages: merged(spec.errors?.fieldMessages),
+    types: merged(preset?.types, spec.errors?.types),
+    ...(spec.errors?.documentation ? { documentation: spec.errors.documentation } : {}),
   };
 };

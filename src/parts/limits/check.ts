@@ -4,6 +4,7 @@ import { parseDuration, parseRate, parseSize } from '../../spec/units.ts';
 import { suggestion } from '../../spec/validate-shape.ts';
 import { declaredRoutes, operationsOf, routeKey } from '../endpoints/routes.ts';
 import { resourceMap, transitionMap } from '../resources/lookup.ts';
+import { parseProxy } from './trusted-proxies.ts';
 
 type Parse = (text: unknown) => unknown;
 const PROBLEMS = {
@@ -15,16 +16,20 @@ const PROBLEMS = {
 /** Semantic checks of part: limits. */
 export const checkLimits = (ctx: CheckContext): void => {
   const limits = isRecord(ctx.spec.limits) ? ctx.spec.limits : {};
-  const routes = new Set(declaredRoutes(ctx.spec).map((r) => routeKey(r.method, r.path)));
+  const declared = declaredRoutes(ctx.spec);
+  const routes = new Set(declared.map((r) => routeKey(r.method, r.path)));
+  // Rates may also name an operation: Order.create, a transition Order.place, a custom endpoint's name.
+  const operations = new Set(declared.map((r) => r.what.replace(/^(transition|custom endpoint) /, '')));
   const value = (code: keyof typeof PROBLEMS, text: unknown, path: PathSegment[]) => {
     const [parse, expected] = PROBLEMS[code];
     if (text !== undefined && parse(text) === undefined)
       ctx.report(code, path, `${JSON.stringify(text)} is not ${expected}`);
   };
-  const perEndpoint = (code: keyof typeof PROBLEMS, map: unknown, path: PathSegment[]) => {
+  const perEndpoint = (code: keyof typeof PROBLEMS, map: unknown, path: PathSegment[], byOperation = false) => {
     if (!isRecord(map)) return;
     for (const [key, text] of Object.entries(map)) {
       value(code, text, [...path, key]);
+      if (byOperation && operations.has(key)) continue;
       const [method = '', route = ''] = key.trim().split(/\s+/);
       if (!route.startsWith('/') || !routes.has(routeKey(method, route)))
         ctx.report(
@@ -39,7 +44,9 @@ export const checkLimits = (ctx: CheckContext): void => {
   const rate = isRecord(limits.rate) ? limits.rate : {};
   value('invalid-rate', rate.default, ['limits', 'rate', 'default']);
   value('invalid-rate', rate.authFailures, ['limits', 'rate', 'authFailures']);
-  perEndpoint('invalid-rate', rate.endpoints, ['limits', 'rate', 'endpoints']);
+  perEndpoint('invalid-rate', rate.endpoints, ['limits', 'rate', 'endpoints'], true);
+  checkRoles(ctx, rate.roles, (text, path) => value('invalid-rate', text, path));
+  checkStore(ctx, limits);
   checkQuotas(ctx, limits.quotas, (text, path) => value('invalid-rate', text, path));
   const size = isRecord(limits.size) ? limits.size : {};
   value('invalid-size', size.body, ['limits', 'size', 'body']);
@@ -48,6 +55,33 @@ export const checkLimits = (ctx: CheckContext): void => {
   value('invalid-duration', timeouts.request, ['limits', 'timeouts', 'request']);
   value('invalid-duration', timeouts.headers, ['limits', 'timeouts', 'headers']);
   perEndpoint('invalid-duration', timeouts.endpoints, ['limits', 'timeouts', 'endpoints']);
+};
+
+/** Role rates name declared roles, or `anonymous` for callers without credentials. */
+const checkRoles = (ctx: CheckContext, roles: unknown, rate: (text: unknown, path: PathSegment[]) => void) => {
+  if (!isRecord(roles)) return;
+  const auth = isRecord(ctx.spec.auth) ? ctx.spec.auth : {};
+  const declared = [...Object.keys(isRecord(auth.roles) ? auth.roles : {}), 'anonymous'];
+  for (const [role, text] of Object.entries(roles)) {
+    const path = ['limits', 'rate', 'roles', role];
+    rate(text, path);
+    if (!declared.includes(role))
+      ctx.report('unknown-limit-target', path, `no role "${role}"${suggestion(role, declared)}`, 'key');
+  }
+};
+
+/** trustProxy entries are addresses or CIDRs; the counter store is a redis:// URL. */
+const checkStore = (ctx: CheckContext, limits: Record<string, unknown>) => {
+  const proxies = Array.isArray(limits.trustProxy) ? limits.trustProxy : [];
+  for (const [i, entry] of proxies.entries())
+    if (typeof entry !== 'string' || !parseProxy(entry))
+      ctx.report(
+        'invalid-trust-proxy',
+        ['limits', 'trustProxy', i],
+        `${JSON.stringify(entry)} is not an address or CIDR`,
+      );
+  if (typeof limits.store === 'string' && !/^rediss?:\/\/[^\s]+$/.test(limits.store))
+    ctx.report('invalid-limits-store', ['limits', 'store'], 'the counter store is a redis:// or rediss:// URL');
 };
 
 /** Quota keys are <Resource>.<operation or transition>, like Order.create or Order.place. */

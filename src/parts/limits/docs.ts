@@ -50,15 +50,34 @@ export const formatMs = (ms: number): string =>
 const rateBlocks = (plan: Plan): DocBlock[] => {
   const rate = plan.limits.rate;
   const rows: Inline[][] = [];
-  if (rate?.default) rows.push(['every endpoint', formatRate(rate.default), `per ${rate.by}`]);
-  for (const [endpoint, r] of rate?.endpoints ?? []) rows.push([code(endpoint), formatRate(r), `per ${rate?.by}`]);
+  const per = rate?.by === 'ip' ? 'per client address' : 'per caller (its address when anonymous)';
+  if (rate?.default) rows.push([['every route (policy ', code('default'), ')'], formatRate(rate.default), per]);
+  for (const [role, r] of rate?.roles ?? [])
+    rows.push([
+      role === 'anonymous' ? 'callers without credentials' : ['callers with the role ', code(role)],
+      formatRate(r),
+      role === 'anonymous' ? 'per client address' : per,
+    ]);
+  for (const [endpoint, r] of rate?.endpoints ?? []) rows.push([code(endpoint), formatRate(r), per]);
   const authFailures = plan.spec.limits?.rate?.authFailures;
-  if (authFailures) rows.push(['failed authentication', code(authFailures), 'per IP address']);
+  if (authFailures) rows.push(['failed authentication', code(authFailures), 'per user name and per IP address']);
   if (!rows.length) return [];
   return [
     heading(3, 'Rate limits'),
     paragraph(
-      `Rate limits are ${NOT_ENFORCED}: no request is refused for its rate yet, and no RateLimit headers are sent.`,
+      'Rate limits are enforced: a request over one is answered 429 ',
+      code('rate_limited'),
+      ' with ',
+      code('Retry-After'),
+      ', before its body is read. Every answer of a limited route carries ',
+      code('RateLimit-Policy'),
+      ' and ',
+      code('RateLimit'),
+      ` (one item per policy). A role's rate replaces the default for its callers; a route's own rate applies on top. ${
+        plan.limits.store
+          ? 'Counters are shared by every instance through Redis.'
+          : 'Counters are kept in each process unless the server is given Redis (NINEFOLD_REDIS_URL), which shares them across instances.'
+      }`,
     ),
     table(['Applies to', 'Limit', 'Counted'], rows),
   ];
@@ -67,7 +86,17 @@ const rateBlocks = (plan: Plan): DocBlock[] => {
 const quotaBlocks = (plan: Plan): DocBlock[] => {
   const rows = [...plan.limits.quotas].map(([key, r]): Inline[] => [code(key), formatRate(r)]);
   return rows.length
-    ? [heading(3, 'Quotas'), paragraph(`Quotas are ${NOT_ENFORCED}.`), table(['Operation', 'Quota'], rows)]
+    ? [
+        heading(3, 'Quotas'),
+        paragraph(
+          'Quotas are enforced: successful calls per caller per calendar period (UTC), kept in the database. A caller with none left is answered 429 ',
+          code('quota_exceeded'),
+          ' until the period ends; ',
+          code('GET /_ninefold/usage'),
+          ' shows the caller its own usage.',
+        ),
+        table(['Operation', 'Quota'], rows),
+      ]
     : [];
 };
 

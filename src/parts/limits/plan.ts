@@ -30,9 +30,13 @@ export const planLimits = (spec: ServiceSpec): LimitsPlan => {
             ...(defaultRate ? { default: defaultRate } : {}),
             by: l.rate.by ?? 'principal',
             endpoints: rates(l.rate.endpoints),
+            roles: rates(l.rate.roles),
           },
         }
       : {}),
     quotas: rates(l?.quotas),
+    trustProxy: l?.trustProxy ?? [],
+    ...(l?.store ? { store: l.store } : {}),
+    onStoreFailure: l?.onStoreFailure ?? 'open',
   };
 };

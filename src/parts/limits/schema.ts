@@ -11,13 +11,43 @@ export const LimitsSchema = Type.Object(
         {
           default: Type.Optional(Rate),
           by: Type.Optional(stringEnum(['principal', 'ip'] as const)),
-          endpoints: Type.Optional(Type.Record(Type.String(), Rate, { description: '"POST /orders": "10/s"' })),
+          endpoints: Type.Optional(
+            Type.Record(Type.String(), Rate, {
+              description: 'Per route or operation: "POST /orders": 10/s, Order.place: 5/min, customerSummary: 1/s.',
+            }),
+          ),
+          roles: Type.Optional(
+            Type.Record(Type.String(), Rate, {
+              description:
+                'The default for callers with a role (the highest of theirs wins); anonymous: callers without credentials.',
+            }),
+          ),
           authFailures: Type.Optional(Rate),
         },
         { additionalProperties: false },
       ),
     ),
-    quotas: Type.Optional(Type.Record(Type.String(), Rate, { description: '"Order.create": "1000/day"' })),
+    quotas: Type.Optional(
+      Type.Record(Type.String(), Rate, {
+        description: '"Order.create": "1000/day": successful calls per caller per calendar period (UTC).',
+      }),
+    ),
+    trustProxy: Type.Optional(
+      Type.Array(Type.String(), {
+        description: 'Proxies whose X-Forwarded-For / Forwarded is believed: addresses or CIDRs (10.0.0.0/8).',
+      }),
+    ),
+    store: Type.Optional(
+      Type.String({
+        description: 'Where rate counters live: redis://host:port (shared by instances); in process by default.',
+      }),
+    ),
+    onStoreFailure: Type.Optional(
+      stringEnum(
+        ['open', 'closed'] as const,
+        'When the counter store fails: open (serve, unlimited, with a warning) or closed (503).',
+      ),
+    ),
     size: Type.Optional(
       Type.Object(
         {

@@ -1,33 +1,13 @@
+export { computedScope } from './computed-scope.ts';
+
 import type { ComputedFieldPlan, Operation, ViewPlan } from '../../plan/types.ts';
 import type { ServiceSpec } from '../../spec/schema.ts';
 import { resourceEndpointsSpec } from '../endpoints/plan.ts';
 import { type ComputedScope, compileComputed, isComputedProblem } from './computed-cel.ts';
+import { computedScope } from './computed-scope.ts';
 import { tallyOf } from './computed-tally.ts';
-import { fieldMap, resourceMap, stateFieldOf } from './lookup.ts';
 import type { ResourceSpec } from './schema.ts';
 import type { ComputedSpec } from './view-schema.ts';
-
-const SYSTEM_TYPES: Readonly<Record<string, string>> = {
-  id: 'string',
-  createdAt: 'datetime',
-  updatedAt: 'datetime',
-};
-
-/** The resources and their fields' types, as the spec declares them (read defensively: checks use it too). */
-export const computedScope = (spec: ServiceSpec): ComputedScope => {
-  const resources = resourceMap(spec);
-  return {
-    resources: [...resources.keys()],
-    fieldType(resource, field) {
-      const r = resources.get(resource);
-      if (!r) return undefined;
-      if (SYSTEM_TYPES[field]) return SYSTEM_TYPES[field];
-      if (field === stateFieldOf(r)) return 'enum';
-      const type = fieldMap(r).get(field)?.type;
-      return typeof type === 'string' ? type : undefined;
-    },
-  };
-};
 
 const planOne = (scope: ComputedScope, resource: string, name: string, c: ComputedSpec): ComputedFieldPlan => {
   const query = compileComputed(c.cel, resource, c.type, scope);

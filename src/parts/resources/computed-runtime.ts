@@ -1,9 +1,9 @@
 import fastJson from 'fast-json-stringify';
 import type { ComputedFieldPlan, Operation, ResourcePlan, ViewPlan } from '../../plan/types.ts';
 import type { RuntimeContext } from '../../runtime/context.ts';
-import type { ComputedColumn, ListQuery, Row } from '../../storage/index.ts';
+import type { ComputedColumn, ListQuery, RelatedCondition, Row } from '../../storage/index.ts';
 import { celPrincipal, type Principal } from '../auth/principal.ts';
-import type { ComputedVars } from './computed-cel.ts';
+import type { ComputedQueryPlan, ComputedVars } from './computed-cel.ts';
 import { viewSchema } from './json-schema.ts';
 import { createRecordWriter } from './record-io.ts';
 
@@ -29,6 +29,19 @@ export const computedColumns = (
     ),
     ...(c.tally ? { tally: c.tally.column } : {}),
   }));
+};
+
+/** An `exists(...)` condition (a named list's filter) for one caller: its terms with this caller's values. */
+export const celCondition = (query: ComputedQueryPlan, principal: Principal | undefined): RelatedCondition => {
+  const vars = computedVars(principal);
+  return {
+    from: query.from,
+    terms: query.terms.map((t) =>
+      'record' in t
+        ? { field: t.field, op: t.op, outer: t.record }
+        : { field: t.field, op: t.op, value: t.value(vars) as unknown },
+    ),
+  };
 };
 
 /** A list query that also computes `fields` for the caller, in the same SELECT. */

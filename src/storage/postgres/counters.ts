@@ -22,6 +22,9 @@ export const postgresCounters = (db: PgPool): CounterStore => ({
     );
     return row;
   },
+  async reset(key) {
+    await db.result('DELETE FROM _ninefold_counters WHERE key = $1', [key]);
+  },
   async purgeBefore(now, limit) {
     const result = await db.result(
       'DELETE FROM _ninefold_counters WHERE key IN (SELECT key FROM _ninefold_counters WHERE reset_at <= $1 LIMIT $2)',

@@ -21,6 +21,9 @@ export const postgresDialect: Dialect = {
   prefix: (c) => ({ sql: `${c} LIKE ? ESCAPE '\\'`, param: (p) => `${escapeLike(p)}%` }),
   contains: (c) => `strpos(${c}, ?) > 0`,
   arrayContains: (c) => `EXISTS (SELECT 1 FROM json_array_elements_text(${c}::json) AS e(v) WHERE e.v = (?)::text)`,
+  refAsInteger: (c) => `CAST(${c} AS bigint)`,
+  arrayItems: (c) => `json_array_elements_text(${c}::json) AS nf_e(value)`,
+  byCodePoint: (e) => `${e} COLLATE "C"`,
   equalsFolded: (c) => `${fold(c)} = ${fold('?')}`,
   likeFolded: (c) => `${fold(c)} LIKE ${fold('?')} ESCAPE '\\'`,
 };

@@ -2,9 +2,12 @@ import type { Plan, ResourcePlan } from '../../plan/types.ts';
 import { notifying } from '../local-signals.ts';
 import { buildComputedSql, type ComputedSql, computedShapeKey } from '../sql/computed-sql.ts';
 import { quote } from '../sql/dialect.ts';
+import { buildDistinctSql, type DistinctSql, distinctShapeKey } from '../sql/distinct-sql.ts';
 import { buildListSql, cursorValues, type ListSql, listShapeKey, SYSTEM_COLUMNS } from '../sql/list-sql.ts';
+import { buildRelatedSql, relatedShapeKey } from '../sql/related-sql.ts';
 import {
   type CloseReport,
+  type DistinctQuery,
   type ListQuery,
   type Row,
   type RowLock,
@@ -43,6 +46,7 @@ interface Table {
   readonly toRow: (raw: Record<string, unknown>) => Row;
   readonly toParams: (row: Row) => unknown[];
   readonly lists: Map<string, ListSql & { readonly computed?: ComputedSql }>;
+  readonly distincts: Map<string, DistinctSql>;
 }
 
 const MAX_CACHED_SHAPES = 256;
@@ -103,6 +107,7 @@ export class PostgresStore implements Store {
       'update',
       'delete',
       'list',
+      'distinct',
       'exists',
       'transaction',
       'savepoint',
@@ -251,6 +256,7 @@ export class PostgresStore implements Store {
         ...fields.map((f, i) => (writers[i] as (v: unknown) => unknown)(row[f.name])),
       ],
       lists: new Map(),
+      distincts: new Map(),
     };
   }
 
@@ -329,7 +335,7 @@ export class PostgresStore implements Store {
 
   async list(resource: string, query: ListQuery) {
     const table = this.#table(resource);
-    const key = listShapeKey(query) + computedShapeKey(query.computed);
+    const key = listShapeKey(query) + computedShapeKey(query.computed) + relatedShapeKey(query.related);
     let sql = table.lists.get(key);
     if (!sql) {
       const computed = query.computed?.length
@@ -339,8 +345,12 @@ export class PostgresStore implements Store {
         select: computed.select,
         params: (q: ListQuery) => computed.params(q.computed ?? []),
       };
+      const related = query.related?.length
+        ? buildRelatedSql(postgresDialect, table.plan, query.related, (name) => this.#table(name).plan)
+        : undefined;
+      const where = related && { clauses: related.clauses, params: (q: ListQuery) => related.params(q.related) };
       sql = {
-        ...buildListSql(postgresDialect, table.plan, query, table.columns, extra),
+        ...buildListSql(postgresDialect, table.plan, query, table.columns, extra, where),
         ...(computed ? { computed } : {}),
       };
       if (table.lists.size < MAX_CACHED_SHAPES) table.lists.set(key, sql);
@@ -353,6 +363,18 @@ export class PostgresStore implements Store {
     if (!sql.count) return { rows };
     const [counted] = await this.#db.rows<{ n: number }>(sql.count, sql.countParams(query));
     return { rows, total: counted?.n ?? 0 };
+  }
+
+  async distinct(resource: string, query: DistinctQuery) {
+    const table = this.#table(resource);
+    const key = distinctShapeKey(query);
+    let sql = table.distincts.get(key);
+    if (!sql) {
+      sql = buildDistinctSql(postgresDialect, table.plan, query, (name) => this.#table(name).plan);
+      if (table.distincts.size < MAX_CACHED_SHAPES) table.distincts.set(key, sql);
+    }
+    const rows = await this.#db.rows<{ nf_value: unknown; nf_count: number }>(sql.select, sql.params(query));
+    return rows.map((r) => ({ value: r.nf_value, count: Number(r.nf_count) }));
   }
 
   keysetOf(resource: string, query: ListQuery, row: Row): unknown[] {

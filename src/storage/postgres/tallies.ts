@@ -37,7 +37,7 @@ export const migratePostgresTallies = async (client: Client, plan: Plan): Promis
     const [name, table, column, from] = [quote(t.column), quote(t.table), quote(t.column), quote(t.from)];
     if (!hasColumn) await client.query(`ALTER TABLE ${table} ADD COLUMN ${column} bigint NOT NULL DEFAULT 0`);
     const bump = (row: 'NEW' | 'OLD', by: '+ 1' | '- 1') =>
-      `IF ${t.counts(row)} THEN UPDATE ${table} SET ${column} = ${column} ${by} WHERE id = ${row}.${quote(t.via)}; END IF;`;
+      `IF ${t.counts(row)} THEN UPDATE ${table} SET ${column} = ${column} ${by} WHERE id = ${t.viaAsId(row)}; END IF;`;
     const unchanged = [
       ...t.watched.map((c) => `OLD.${quote(c)} IS NOT DISTINCT FROM NEW.${quote(c)}`),
       `(${t.counts('OLD')}) IS NOT DISTINCT FROM (${t.counts('NEW')})`,

@@ -1,6 +1,6 @@
 import type { ResourcePlan } from '../../plan/types.ts';
 import type { ComputedColumn, ComputedTerm } from '../store.ts';
-import { type Dialect, quote } from './dialect.ts';
+import { comparableColumn, type Dialect, quote } from './dialect.ts';
 import { SYSTEM_COLUMNS } from './list-sql.ts';
 
 /** The extra select expressions of a list query: computed columns as correlated subqueries, and their values. */
@@ -52,8 +52,11 @@ export const buildComputedSql = (
     const terms = c.terms.map((t) => {
       if (isVoid(t)) return 'FALSE';
       const left = `${inner}.${quote(columnOf(from, t.field))}`;
-      const right = 'record' in t ? `${outerTable}.${quote(columnOf(outer, t.record))}` : '?';
-      return `${left} ${SQL_OPS[t.op]} ${right}`;
+      if (!('record' in t)) return `${left} ${SQL_OPS[t.op]} ?`;
+      const right = `${outerTable}.${quote(columnOf(outer, t.record))}`;
+      // PostgreSQL: a reference to an integer id is text, the id bigint.
+      const l = comparableColumn(dialect, from, t.field, left, outer, t.record);
+      return `${l} ${SQL_OPS[t.op]} ${comparableColumn(dialect, outer, t.record, right, from, t.field)}`;
     });
     const where = terms.length ? ` WHERE ${terms.join(' AND ')}` : '';
     const body = `FROM ${quote(from.table)} AS ${inner}${where}`;

@@ -1,3 +1,5 @@
+import type { ResourcePlan } from '../../plan/types.ts';
+
 /**
  * What differs between the SQL of two databases, as far as the shared statement builders (list-sql.ts) go: one
  * small object per backend (sqlite/sqlite-dialect.ts, postgres/postgres-dialect.ts). Builders write `?` for every
@@ -24,6 +26,12 @@ export interface Dialect {
   contains(column: string): string;
   /** Membership of `?` in a JSON array column. */
   arrayContains(column: string): string;
+  /** A reference to an integer id, as the id column compares (PostgreSQL keeps ids bigint and references text). */
+  refAsInteger(column: string): string;
+  /** The items of a JSON array column as a FROM item `nf_e` with one text column, `value`. */
+  arrayItems(column: string): string;
+  /** A text expression ordered by code point, whatever the database's collation. */
+  byCodePoint(expr: string): string;
   /** Equality folding A–Z only (`?` the value). */
   equalsFolded(column: string): string;
   /** LIKE folding A–Z only (`?` the pattern, `\` its escape). */
@@ -33,3 +41,19 @@ export interface Dialect {
 export const escapeLike = (value: string) => value.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 export const quote = (identifier: string): string => `"${identifier.replaceAll('"', '""')}"`;
+
+/**
+ * The SQL of `column` (a field of `resource`) to compare with the field `other` of `otherResource`: a reference to
+ * an integer id compared with that id is cast to the id's type where the backend needs it.
+ */
+export const comparableColumn = (
+  dialect: Dialect,
+  resource: ResourcePlan,
+  field: string,
+  column: string,
+  otherResource: ResourcePlan,
+  other: string,
+): string =>
+  other === 'id' && otherResource.idStyle === 'integer' && resource.fieldsByName.get(field)?.ref?.idStyle === 'integer'
+    ? dialect.refAsInteger(column)
+    : column;

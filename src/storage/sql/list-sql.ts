@@ -76,6 +76,12 @@ export interface ExtraSelect {
   readonly params: (query: ListQuery) => unknown[];
 }
 
+/** More WHERE clauses (related conditions, see related-sql.ts) and their parameters. */
+export interface ExtraWhere {
+  readonly clauses: readonly string[];
+  readonly params: (query: ListQuery) => unknown[];
+}
+
 /**
  * Builds the SELECT of a list page. Field and operator names come only from the plan (allow-listed by the
  * runtime); every value is a bound parameter. Pagination is keyset over (sort keys…, id).
@@ -86,6 +92,7 @@ export const buildListSql = (
   q: ListQuery,
   columns = '*',
   extra?: ExtraSelect,
+  extraWhere?: ExtraWhere,
 ): ListSql => {
   const column = (name: string) => SYSTEM_COLUMNS[name] ?? resource.fieldsByName.get(name)?.column ?? name;
   const bind = dialect.bind;
@@ -143,8 +150,11 @@ export const buildListSql = (
   for (const f of q.filters) where.push(filterClause(f));
   const ruleColumn = (name: string) => quote(column(name));
   if (q.where) where.push(conditionSql(ruleColumn, q.where, bind).sql);
-  const ruleParams = (query: ListQuery): unknown[] =>
-    query.where ? conditionSql(ruleColumn, query.where, bind).params : [];
+  if (extraWhere) where.push(...extraWhere.clauses);
+  const ruleParams = (query: ListQuery): unknown[] => [
+    ...(query.where ? conditionSql(ruleColumn, query.where, bind).params : []),
+    ...(extraWhere ? extraWhere.params(query) : []),
+  ];
   const prefixParam = dialect.prefix('').param;
   const filterParams = (query: ListQuery): unknown[] =>
     query.filters.flatMap((f) => {

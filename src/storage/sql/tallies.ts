@@ -11,6 +11,8 @@ export interface TallySql {
   /** The counted table and the column that holds the counted-for id. */
   readonly from: string;
   readonly via: string;
+  /** `via` of a row (`NEW`, `OLD`, the table) as the counted-for id compares: PostgreSQL's integer ids are bigint. */
+  readonly viaAsId: (row: string) => string;
   /** Whether a row of the counted table is counted: `NEW."state" = 'open'` (true when every row is). */
   readonly counts: (row: 'NEW' | 'OLD') => string;
   /** The counted table's columns a change of which can move a row between tallies. */
@@ -44,16 +46,21 @@ export const talliesOf = (plan: Plan, dialect: 'sqlite' | 'postgres'): TallySql[
           (w) => `${row}.${quote(columnOf(from, w.field))} ${SQL_OPS[w.op]} ${literal(dialect, w.value)}`,
         );
       const via = columnOf(from, tally.via);
+      const viaAsId = (row: string) =>
+        dialect === 'postgres' && outer.idStyle === 'integer'
+          ? `CAST(${row}.${quote(via)} AS bigint)`
+          : `${row}.${quote(via)}`;
       const inner = conditions(quote(from.table));
       // Rows already right are left alone: a rewrite of every row would leave PostgreSQL a dead copy of each.
       const count =
         `(SELECT count(*) FROM ${quote(from.table)} ` +
-        `WHERE ${[`${quote(from.table)}.${quote(via)} = ${quote(outer.table)}.id`, ...inner].join(' AND ')})`;
+        `WHERE ${[`${viaAsId(quote(from.table))} = ${quote(outer.table)}.id`, ...inner].join(' AND ')})`;
       found.set(tally.column, {
         table: outer.table,
         column: tally.column,
         from: from.table,
         via,
+        viaAsId,
         watched: [...new Set([via, ...tally.where.map((w) => columnOf(from, w.field))])],
         counts: (row) => conditions(row).join(' AND ') || 'TRUE',
         backfill: `UPDATE ${quote(outer.table)} SET ${quote(tally.column)} = ${count} WHERE ${quote(tally.column)} <> ${count}`,

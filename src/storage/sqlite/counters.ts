@@ -15,7 +15,11 @@ export const sqliteCounters = (db: Database): CounterStore => {
   const purge = db.prepare(
     'DELETE FROM _ninefold_counters WHERE key IN (SELECT key FROM _ninefold_counters WHERE reset_at <= ? LIMIT ?)',
   );
+  const reset = db.prepare('DELETE FROM _ninefold_counters WHERE key = ?');
   return {
+    async reset(key) {
+      reset.run(key);
+    },
     async hit(key, now, windowMs) {
       const at = now.getTime();
       return (hit.all(key, at + windowMs, at, at) as CounterWindow[])[0] as CounterWindow;

@@ -18,6 +18,9 @@ export const sqliteDialect: Dialect = {
   prefix: (c) => ({ sql: `${c} GLOB ?`, param: (p) => `${escapeGlob(p)}*` }),
   contains: (c) => `instr(${c}, ?) > 0`,
   arrayContains: (c) => `EXISTS (SELECT 1 FROM json_each(${c}) WHERE value = ?)`,
+  refAsInteger: (c) => c,
+  arrayItems: (c) => `json_each(${c}) AS nf_e`,
+  byCodePoint: (e) => e,
   equalsFolded: (c) => `${c} = ? COLLATE NOCASE`,
   likeFolded: (c) => `${c} LIKE ? ESCAPE '\\'`,
 };

@@ -2,8 +2,10 @@ import type Database from 'better-sqlite3';
 import type { Plan, ResourcePlan } from '../../plan/types.ts';
 import { createLocalSignals, notifying } from '../local-signals.ts';
 import { buildComputedSql, type ComputedSql, computedShapeKey } from '../sql/computed-sql.ts';
+import { buildDistinctSql, type DistinctSql, distinctShapeKey } from '../sql/distinct-sql.ts';
 import { buildListSql, cursorValues, type ListSql, listShapeKey } from '../sql/list-sql.ts';
-import type { CloseReport, ListQuery, Row, Store, UpdateExpectation } from '../store.ts';
+import { buildRelatedSql, relatedShapeKey } from '../sql/related-sql.ts';
+import type { CloseReport, DistinctQuery, ListQuery, Row, Store, UpdateExpectation } from '../store.ts';
 import { sqliteApiKeys } from './api-keys.ts';
 import { fromSqlite, quote, SYSTEM_COLUMNS, toSqlite } from './columns.ts';
 import { sqliteCounters } from './counters.ts';
@@ -34,6 +36,7 @@ interface Table {
   readonly toParams: (row: Row) => unknown[];
   readonly updates: Map<string, Statement>;
   readonly lists: Map<string, { sql: ListSql; select: Statement; count?: Statement; computed?: ComputedSql }>;
+  readonly distincts: Map<string, { sql: DistinctSql; select: Statement }>;
 }
 
 const MAX_CACHED_SHAPES = 256;
@@ -46,6 +49,7 @@ const STORE_METHODS = [
   'update',
   'delete',
   'list',
+  'distinct',
   'exists',
   'transaction',
   'savepoint',
@@ -83,7 +87,7 @@ export class SqliteStore implements Store {
         translatingErrors(writesOwnTransaction(group, built, writes), methodsOf(built), translate, admit);
       this.idempotency = part(sqliteIdempotency(db), ['claim', 'complete', 'purgeBefore']);
       this.stateLog = part(sqliteStateLog(db), ['append', 'schedule', 'cancel', 'claimDue', 'finish']);
-      this.counters = part(sqliteCounters(db), ['hit', 'purgeBefore']);
+      this.counters = part(sqliteCounters(db), ['hit', 'purgeBefore', 'reset']);
       this.sequences = part(sqliteSequences(db), ['next']);
       this.apiKeys = notifying(this.signals, 'keys', part(sqliteApiKeys(db), ['create', 'revoke']), [
         'create',
@@ -171,6 +175,7 @@ export class SqliteStore implements Store {
       ],
       updates: new Map(),
       lists: new Map(),
+      distincts: new Map(),
     };
   }
 
@@ -248,7 +253,7 @@ export class SqliteStore implements Store {
 
   async list(resource: string, query: ListQuery) {
     const table = this.#table(resource);
-    const key = listShapeKey(query) + computedShapeKey(query.computed);
+    const key = listShapeKey(query) + computedShapeKey(query.computed) + relatedShapeKey(query.related);
     let entry = table.lists.get(key);
     if (!entry) {
       const computed = query.computed?.length
@@ -258,7 +263,11 @@ export class SqliteStore implements Store {
         select: computed.select,
         params: (q: ListQuery) => computed.params(q.computed ?? []),
       };
-      const sql = buildListSql(sqliteDialect, table.plan, query, table.columns, extra);
+      const related = query.related?.length
+        ? buildRelatedSql(sqliteDialect, table.plan, query.related, (name) => this.#table(name).plan)
+        : undefined;
+      const where = related && { clauses: related.clauses, params: (q: ListQuery) => related.params(q.related) };
+      const sql = buildListSql(sqliteDialect, table.plan, query, table.columns, extra, where);
       entry = {
         sql,
         select: this.#db.prepare(sql.select).raw(true),
@@ -275,6 +284,19 @@ export class SqliteStore implements Store {
     if (!entry.count) return { rows };
     const total = (entry.count.get(entry.sql.countParams(query)) as { n: number }).n;
     return { rows, total };
+  }
+
+  async distinct(resource: string, query: DistinctQuery) {
+    const table = this.#table(resource);
+    const key = distinctShapeKey(query);
+    let entry = table.distincts.get(key);
+    if (!entry) {
+      const sql = buildDistinctSql(sqliteDialect, table.plan, query, (name) => this.#table(name).plan);
+      entry = { sql, select: this.#db.prepare(sql.select) };
+      if (table.distincts.size < MAX_CACHED_SHAPES) table.distincts.set(key, entry);
+    }
+    const rows = entry.select.all(entry.sql.params(query)) as Array<{ nf_value: unknown; nf_count: number }>;
+    return rows.map((r) => ({ value: r.nf_value, count: Number(r.nf_count) }));
   }
 
   keysetOf(resource: string, query: ListQuery, row: Row): unknown[] {

@@ -1,0 +1,40 @@
+import type { ServerPart } from '../../runtime/part.ts';
+import { memoryCounters } from './memory-counters.ts';
+import { compileQuotaStep, quotaCounter } from './quota-step.ts';
+import type { RateCounters } from './rate-counters.ts';
+import { compileRateStep } from './rate-step.ts';
+import { redisCounters } from './redis-counters.ts';
+import { clientAddress } from './trusted-proxies.ts';
+import { usageRoutes } from './usage-routes.ts';
+
+/**
+ * The limits part on the server: the limit phase of every route (rate limits, then quotas), answered before the
+ * body is read; the write hook that counts quotas; and the usage API. Rate counters live in Redis when one is
+ * configured (NINEFOLD_REDIS_URL, or `limits.store`), shared by every instance, else in this process. A spec without
+ * rates or quotas adds nothing.
+ */
+export const limitsPart: ServerPart = {
+  name: 'limits',
+  async install(host) {
+    const { plan, ctx } = host;
+    const { limits } = plan;
+    if (limits.rate) {
+      // The connection is the server's (it closes it); the failed-login limiter shares it.
+      const counters: RateCounters = ctx.counterConnection ? redisCounters(ctx.counterConnection) : memoryCounters();
+      const deps = {
+        rate: limits.rate,
+        counters,
+        address: clientAddress(limits.trustProxy),
+        now: ctx.now,
+        onStoreFailure: limits.onStoreFailure,
+      };
+      host.step('limit', (route) => compileRateStep(deps, route));
+    }
+    if (limits.quotas.size > 0) {
+      host.step('limit', (route) => compileQuotaStep(limits, ctx.store.counters, ctx.now, route));
+      const counter = quotaCounter(limits, ctx.store.counters, ctx.now);
+      if (counter) host.writeHook(counter);
+      for (const route of usageRoutes(ctx)) host.route(route);
+    }
+  },
+};
