@@ -42,7 +42,7 @@ export const diffCommand: Command<typeof OPTIONS> = {
   notes: [
     'A breaking change is covered when a version the old spec does not have declares it in its changes',
     '(rename, add, remove, retype). Rules: docs/versioning.md.',
-    'Exit code 1 when a breaking change is not covered; 2 also when a spec does not load or has errors.',
+    'Here exit code 1 means a breaking change is not covered; a spec that does not load or has errors exits 2.',
   ],
   async run(args) {
     const read = readArgs(this, args, { min: 2, max: 2 });
