@@ -2,7 +2,7 @@ import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueApiKey } from '../src/parts/auth/keys.ts';
 import { call, type Served } from './helpers/serve-spec.ts';
-import { planOfFile, servePlan } from './helpers/serve-states.ts';
+import { planOfFile, servePlan, withoutRateLimits } from './helpers/serve-states.ts';
 
 // The order desk example as its users meet it: staff with API keys in X-Api-Key, customers with JWTs.
 const SECRET = 'order-desk-test-secret-0123456789abcdef';
@@ -25,7 +25,7 @@ const token = (subject: string, roles = ['customer']) =>
 
 beforeAll(async () => {
   process.env.JWT_SECRET = SECRET;
-  s = await servePlan(await planOfFile('examples/orders/service.yaml'));
+  s = await servePlan(withoutRateLimits(await planOfFile('examples/orders/service.yaml')));
   const key = async (roles: string[]) => ({
     'x-api-key': (await issueApiKey(s.store, { subject: `staff-${roles.join('-')}`, roles })).key,
   });

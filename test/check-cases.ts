@@ -603,6 +603,27 @@ limits:
     ],
   },
   {
+    rule: 'limits: sizes, time-outs and overload',
+    spec: `ninefold: 1
+service: { name: s }
+resources:
+  Order:
+    fields: { total: { type: number } }
+limits:
+  size: { url: 32kb, headers: 16kb, endpoints: { "PATCH /orders/{id}": 0kb } }
+  timeouts: { headers: 40s, body: 30s, request: 0s }
+  overload: { lag: 200ms, retryAfter: soon, critical: ["GET /orders/{id}", "GET /nowhere"] }
+`,
+    expected: [
+      'limit-conflict@7:16',
+      'invalid-size@7:72',
+      'limit-conflict@8:24',
+      'invalid-duration@8:49',
+      'invalid-duration@9:39',
+      'unknown-limit-target@9:76',
+    ],
+  },
+  {
     rule: 'versioning',
     spec: `ninefold: 1
 service: { name: s }

@@ -2,7 +2,7 @@ import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueApiKey } from '../src/parts/auth/keys.ts';
 import { call, type Served } from './helpers/serve-spec.ts';
-import { planOfFile, servePlan } from './helpers/serve-states.ts';
+import { planOfFile, servePlan, withoutRateLimits } from './helpers/serve-states.ts';
 import { awaiting } from './helpers/wait-for.ts';
 
 // The outbox of the order desk: an event exists exactly when its change committed; the log and the stream show
@@ -24,7 +24,7 @@ const token = (sub: string) =>
 
 beforeAll(async () => {
   process.env.JWT_SECRET = SECRET;
-  s = await servePlan(await planOfFile('examples/orders/service.yaml'));
+  s = await servePlan(withoutRateLimits(await planOfFile('examples/orders/service.yaml')));
   staff = { 'x-api-key': (await issueApiKey(s.store, { subject: 'staff', roles: ['admin', 'billing'] })).key };
   for (const email of ['ann@example.com', 'bob@example.com']) {
     const r = await call(s.url, 'POST', '/customers', {

@@ -112,8 +112,13 @@ describe('B7 oversize headers, URL and query', () => {
     expect(statusOf(await rawRequest(s.url, `GET /users?${q} HTTP/1.1\r\nHost: ${host}\r\n\r\n`))).toBe(431);
   });
 
-  it('2k query parameters under the header limit → 400 invalid_filter, fast', async () => {
+  it('2k query parameters over the URL limit (default 8 KiB) → 414 uri_too_long', async () => {
     const q = Array.from({ length: 2_000 }, (_, i) => `p${i}`).join('&');
+    expectProblem(await call(s.url, 'GET', `/users?${q}`), 414, 'uri_too_long');
+  });
+
+  it('1k query parameters under the URL limit → 400 invalid_filter, fast', async () => {
+    const q = Array.from({ length: 1_000 }, (_, i) => `p${i}`).join('&');
     const { result, cpuMs } = await withCpuMs(() => call(s.url, 'GET', `/users?${q}`));
     expectProblem(result, 400, 'invalid_filter');
     expect(cpuMs).toBeLessThan(1000);

@@ -236,11 +236,15 @@ describe('B15 pagination abuse', () => {
     ['limit=1000000', 'limit_exceeded'],
     ['limit=-1', 'invalid_query'],
     ['limit=NaN', 'invalid_query'],
-    [`cursor=${'A'.repeat(10_000)}`, 'invalid_cursor'],
+    [`cursor=${'A'.repeat(8_000)}`, 'invalid_cursor'],
     ['limit=', 'invalid_query'],
     ['cursor=', 'invalid_cursor'],
   ])('%s → 400', async (q, code) => {
     expectProblem(await call(s.url, 'GET', `/users?${q}`), 400, code);
+  });
+
+  it('a cursor that makes the URL longer than limits.size.url (default 8 KiB) → 414 uri_too_long', async () => {
+    expectProblem(await call(s.url, 'GET', `/users?cursor=${'A'.repeat(10_000)}`), 414, 'uri_too_long');
   });
 });
 

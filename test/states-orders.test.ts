@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueApiKey } from '../src/parts/auth/keys.ts';
 import { call, type Served, useHeaders } from './helpers/serve-spec.ts';
-import { historyOf, planOfFile, servePlan } from './helpers/serve-states.ts';
+import { historyOf, planOfFile, servePlan, withoutRateLimits } from './helpers/serve-states.ts';
 
 // The order desk of examples/orders: cart → placed → paid → shipped → delivered; cancel from cart or placed.
 // Every call carries a staff API key (roles admin, billing, support); test/auth-*.test.ts covers the rest.
@@ -11,7 +11,7 @@ let customer: string;
 let product: string;
 let staff: string;
 beforeAll(async () => {
-  s = await servePlan(await planOfFile('examples/orders/service.yaml'));
+  s = await servePlan(withoutRateLimits(await planOfFile('examples/orders/service.yaml')));
   const issued = await issueApiKey(s.store, { subject: 'staff-1', roles: ['admin', 'billing', 'support'] });
   staff = issued.record.subject;
   useHeaders(s.url, { 'x-api-key': issued.key });

@@ -7,6 +7,7 @@ import { eventDocs } from '../parts/events/event-schemas.ts';
 import { callbackAdminApi, eventLogApi } from '../parts/events/log-openapi.ts';
 import { eventWebhooks } from '../parts/events/openapi.ts';
 import { webhookEndpointsApi } from '../parts/events/webhook-endpoints-openapi.ts';
+import { applyLimitAnswers } from '../parts/limits/guards-openapi.ts';
 import { applyLimits, limitHeaders, usageApi } from '../parts/limits/openapi.ts';
 import { emptyComponents, type OpenApiComponents, type OpenApiObject } from '../parts/openapi-model.ts';
 import { purposeInfo } from '../parts/purpose/openapi.ts';
@@ -80,6 +81,7 @@ export const buildOpenApi = (plan: Plan, shown = plan.versioning?.newest): Recor
   applyLimits(plan, paths, builtInOperations);
   if (plan.limits.rate || plan.limits.quotas.size) Object.assign(components.headers, limitHeaders());
   applyVersionParameter(plan, paths, builtInOperations, shown);
+  applyLimitAnswers(plan, paths);
   const pushed = eventWebhooks(plan, eventDocs(plan, new Set(Object.keys(components.schemas))));
   if (pushed) {
     Object.assign(components.schemas, pushed.schemas);

@@ -387,6 +387,8 @@ export interface LimitsPlan {
   /** redis://… where rate counters are shared; undefined: in process (NINEFOLD_REDIS_URL overrides). */
   readonly store?: string;
   readonly onStoreFailure: 'open' | 'closed';
+  /** Sizes, time-outs and overload beyond the four above (limits.size, limits.timeouts, limits.overload). */
+  readonly guards: GuardsPlan;
 }
 
 export interface RatePlan {
@@ -396,4 +398,30 @@ export interface RatePlan {
   readonly endpoints: ReadonlyMap<string, Rate>;
   /** The default for callers with a role (the highest wins); `anonymous`: callers without credentials. */
   readonly roles: ReadonlyMap<string, Rate>;
+}
+
+/** What the limits part enforces on every request besides rates and quotas. Route maps are keyed by routeKey(). */
+export interface GuardsPlan {
+  /** Most items any array of a body may hold. */
+  readonly arrayItems: number;
+  /** Longest request target (path and query), in bytes: 414 past it. */
+  readonly urlBytes: number;
+  /** Node's maxHeaderSize: request line and headers together; 431 past it. */
+  readonly headerBytes: number;
+  /** Body limits of single routes, in bytes. */
+  readonly bodyBytes: ReadonlyMap<string, number>;
+  /** Time to receive the request line and headers; 408 past it. */
+  readonly headersTimeoutMs: number;
+  /** Time to receive the whole request; 408 past it. */
+  readonly receiveTimeoutMs: number;
+  /** Time budgets of single routes. */
+  readonly timeoutMs: ReadonlyMap<string, number>;
+  readonly overload?: OverloadPlan;
+}
+
+export interface OverloadPlan {
+  readonly lagMs: number;
+  readonly retryAfterS: number;
+  /** Routes answered even while overloaded (the health checks always are). */
+  readonly critical: ReadonlySet<string>;
 }

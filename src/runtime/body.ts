@@ -7,9 +7,9 @@ const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /**
  * One pass over a parsed body, with an explicit stack so a deep document cannot overflow ours:
- * depth cap, forbidden prototype keys, strings that cannot be stored, numbers JSON cannot carry.
+ * depth cap, array length cap, forbidden prototype keys, strings that cannot be stored, numbers JSON cannot carry.
  */
-export const inspectJson = (root: unknown, maxDepth: number): ApiError | undefined => {
+export const inspectJson = (root: unknown, maxDepth: number, maxItems = Infinity): ApiError | undefined => {
   const stack: Array<[unknown, number]> = [[root, 1]];
   while (stack.length > 0) {
     const [value, depth] = stack.pop() as [unknown, number];
@@ -25,6 +25,8 @@ export const inspectJson = (root: unknown, maxDepth: number): ApiError | undefin
     if (typeof value !== 'object' || value === null) continue;
     if (depth > maxDepth) return new ApiError('too_deep', `The body is nested more than ${maxDepth} levels deep.`);
     if (Array.isArray(value)) {
+      if (value.length > maxItems)
+        return new ApiError('too_many_items', `An array in the body has more than ${maxItems} items.`);
       for (const item of value) stack.push([item, depth + 1]);
       continue;
     }
@@ -73,7 +75,7 @@ const checkMediaType = (header: string | undefined) => {
 };
 
 /** The JSON a request carries, or undefined when it carries none; throws the catalogued 4xx. */
-const parseJsonBody = (request: FastifyRequest, required: boolean, maxDepth: number): unknown => {
+const parseJsonBody = (request: FastifyRequest, required: boolean, maxDepth: number, maxItems: number): unknown => {
   const raw = request.body as Buffer | undefined;
   const type = request.headers['content-type'];
   if (raw === undefined || raw.length === 0) {
@@ -99,16 +101,16 @@ const parseJsonBody = (request: FastifyRequest, required: boolean, maxDepth: num
   } catch {
     throw new ApiError('invalid_json', 'The body is not valid JSON.');
   }
-  const problem = inspectJson(parsed, maxDepth);
+  const problem = inspectJson(parsed, maxDepth, maxItems);
   if (problem) throw problem;
   return parsed;
 };
 
 /** The parse step of a route: what it makes of the bytes read for it. A route that takes no body ignores them. */
-export const bodyStep = (kind: BodyKind, maxDepth: number): Step | undefined => {
+export const bodyStep = (kind: BodyKind, maxDepth: number, maxItems: number): Step | undefined => {
   if (kind === 'none') return undefined;
   const required = kind === 'json';
   return (exchange) => {
-    exchange.body = parseJsonBody(exchange.request, required, maxDepth);
+    exchange.body = parseJsonBody(exchange.request, required, maxDepth, maxItems);
   };
 };

@@ -27,12 +27,12 @@ class RequestDeadline implements Deadline {
 
 /**
  * Request time budgets without a timer per request: open requests sit in a set that one interval sweeps (at a
- * tenth of the shortest budget, between 10 ms and 1 s). An overdue request is answered at once through
+ * tenth of the shortest budget any route has, between 10 ms and 1 s). An overdue request is answered at once through
  * `onExpire`; its handler is not interrupted, but its transaction sees `expired` before it commits and rolls back.
  */
-export const createDeadlines = (budgetMs: number) => {
+export const createDeadlines = (shortestBudgetMs: number) => {
   const open = new Set<RequestDeadline>();
-  const sweepMs = Math.min(1_000, Math.max(10, Math.floor(budgetMs / 10)));
+  const sweepMs = Math.min(1_000, Math.max(10, Math.floor(shortestBudgetMs / 10)));
   let timer: NodeJS.Timeout | undefined;
   const sweep = () => {
     const now = performance.now();
@@ -47,8 +47,8 @@ export const createDeadlines = (budgetMs: number) => {
     }
   };
   return {
-    /** Starts a request's budget; `elapsedMs` of it were spent before the handler started. */
-    open(elapsedMs: number, onExpire: () => void): RequestDeadline {
+    /** Starts a request's budget of `budgetMs`; `elapsedMs` of it were spent before the handler started. */
+    open(budgetMs: number, elapsedMs: number, onExpire: () => void): RequestDeadline {
       const deadline = new RequestDeadline(performance.now() + budgetMs - elapsedMs, onExpire);
       open.add(deadline);
       if (!timer) {

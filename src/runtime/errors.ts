@@ -1,14 +1,13 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../parts/errors/api-error.ts';
 import type { ProblemContext, ProblemRenderer } from '../parts/errors/runtime.ts';
+import { formatBytes } from '../parts/limits/docs.ts';
 import { StoreError } from '../storage/index.ts';
 
 /** Fastify's own errors, by code, as catalogue errors. */
 const FASTIFY_CODES: Record<string, () => ApiError> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: () => new ApiError('unsupported_media_type', 'Send the body as application/json.'),
   FST_ERR_CTP_INVALID_TYPE: () => new ApiError('unsupported_media_type', 'Send the body as application/json.'),
-  FST_ERR_CTP_BODY_TOO_LARGE: () =>
-    new ApiError('payload_too_large', 'The request body is larger than this endpoint accepts.'),
   FST_ERR_CTP_EMPTY_JSON_BODY: () => new ApiError('invalid_json', 'The body is empty.'),
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => new ApiError('bad_request', 'Content-Length does not match the body.'),
   FST_ERR_CTP_INVALID_JSON_BODY: () => new ApiError('invalid_json', 'The body is not valid JSON.'),
@@ -50,9 +49,16 @@ export const toApiError = (error: unknown, request: FastifyRequest): ApiError =>
     }
   }
   const fastifyError = error as FastifyError;
+  // Fastify refuses a Content-Length over the route's limit before reading, and cuts a longer stream at it.
+  if (fastifyError?.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || fastifyError?.statusCode === 413) {
+    const limit = request.routeOptions?.bodyLimit;
+    return new ApiError(
+      'payload_too_large',
+      limit ? `The request body is larger than ${formatBytes(limit)}, the limit of this endpoint.` : undefined,
+    );
+  }
   const mapped = fastifyError?.code ? FASTIFY_CODES[fastifyError.code] : undefined;
   if (mapped) return mapped();
-  if (fastifyError?.statusCode === 413) return new ApiError('payload_too_large');
   if (fastifyError?.statusCode && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500)
     return new ApiError('bad_request');
   request.log.error({ err: error }, 'unhandled error');

@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RouteKind } from '../parts/auth/route-access.ts';
+import { routeKey } from '../parts/endpoints/routes.ts';
 import { ApiError } from '../parts/errors/api-error.ts';
 import type { ProblemContext, ProblemRenderer } from '../parts/errors/runtime.ts';
 import type { Plan } from '../plan/types.ts';
@@ -74,7 +75,7 @@ export const createPipeline = (
     const steps: Step[] = [];
     for (const phase of phases) {
       if (phase === 'parse') {
-        const parse = bodyStep(route.body, plan.limits.depth);
+        const parse = bodyStep(route.body, plan.limits.depth, plan.limits.guards.arrayItems);
         if (parse) steps.push(parse);
       }
       for (const compile of compilers.get(phase) ?? []) {
@@ -105,7 +106,8 @@ export const createPipeline = (
       else done();
     };
   };
-  const deadlines = createDeadlines(plan.limits.requestTimeoutMs);
+  const { guards } = plan.limits;
+  const deadlines = createDeadlines(Math.min(plan.limits.requestTimeoutMs, ...guards.timeoutMs.values()));
   app.addHook('onClose', async () => deadlines.stop());
   const inputOf = (exchange: Exchange, deadline: Deadline): HandlerInput => {
     const { request, principal } = exchange;
@@ -140,18 +142,25 @@ export const createPipeline = (
       ? withTransaction(ctx, route.handler, route.method)
       : (input: HandlerInput) => route.handler(input);
     const onRequest = onRequestOf(route);
+    // Per-route limits are declared as "METHOD /path" of the spec (built-in routes have only the defaults).
+    const key = route.root ? '' : routeKey(route.method, route.path);
+    const budgetMs = guards.timeoutMs.get(key) ?? plan.limits.requestTimeoutMs;
+    const bodyLimit = guards.bodyBytes.get(key);
+    const critical = route.kind.builtIn === 'health' || guards.overload?.critical.has(key) === true;
     // The route table at debug level: what is served, to compare with what the documents say (test/openapi-routes).
     log.debug({ method: route.method, path: route.template, operation: route.operation }, 'route');
     app.route({
       method: route.method,
       url: toFastifyPath(route.template),
       ...(onRequest ? { onRequest } : {}),
+      ...(bodyLimit !== undefined ? { bodyLimit } : {}),
+      ...(critical ? { config: { critical } } : {}),
       handler: async (request, reply) => {
         const exchange = request.exchange ?? start(route, request, reply);
         const pending = runSteps(afterBody, exchange);
         if (pending) await pending;
         // Past the request's budget it is answered 503 at once; what the handler still does cannot commit.
-        const deadline = deadlines.open(reply.elapsedTime, () => {
+        const deadline = deadlines.open(budgetMs, reply.elapsedTime, () => {
           if (!reply.sent) sendProblem(parts.render, reply, timedOut(), whereOf(plan, request));
         });
         try {

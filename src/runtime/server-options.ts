@@ -21,4 +21,6 @@ export interface ServerOptions {
   readonly redisUrl?: string;
   /** What every counter key starts with (default `nf:<service>:`); tests give each test its own. */
   readonly redisPrefix?: string;
+  /** The event loop's lag in ms as `limits.overload` reads it (tests inject one); a sampled timer by default. */
+  readonly eventLoopLag?: () => number;
 }

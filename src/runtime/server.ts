@@ -1,12 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, LogController } from 'fastify';
 import { createAccess } from '../parts/auth/access.ts';
 import { authPart } from '../parts/auth/auth-part.ts';
 import { passwordFieldsOf } from '../parts/auth/passwords.ts';
 import { endpointsPart } from '../parts/endpoints/endpoints-part.ts';
+import { ApiError } from '../parts/errors/api-error.ts';
 import { createProblemRenderer } from '../parts/errors/runtime.ts';
 import { eventsPart } from '../parts/events/events-part.ts';
+import { formatBytes } from '../parts/limits/docs.ts';
 import { limitsPart } from '../parts/limits/limits-part.ts';
+import { installOverloadGuard } from '../parts/limits/overload.ts';
 import { openCounterConnection } from '../parts/limits/redis-connection.ts';
 import { redisWindowCounters } from '../parts/limits/redis-failure-counters.ts';
 import { statesPart } from '../parts/states/states-part.ts';
@@ -16,6 +19,7 @@ import type { Plan } from '../plan/types.ts';
 import { registerBodyReader } from './body.ts';
 import type { RuntimeContext } from './context.ts';
 import { docsPart } from './docs-part.ts';
+import { sendProblem } from './errors.ts';
 import { healthPart } from './health-part.ts';
 import { startIdempotencySweeper } from './idempotency.ts';
 import type { ServerPart } from './part.ts';
@@ -53,6 +57,7 @@ const apiKeyHeaders = (plan: Plan): string[] =>
 /** Assembles the HTTP service from a plan: the parts install into one pipeline, compiled once, here. */
 export const createServer = async (plan: Plan, options: ServerOptions): Promise<FastifyInstance> => {
   const render = createProblemRenderer(plan.errors);
+  const { guards } = plan.limits;
   const app = Fastify({
     logger: {
       level: options.logLevel ?? 'info',
@@ -64,8 +69,8 @@ export const createServer = async (plan: Plan, options: ServerOptions): Promise<
     },
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: plan.limits.bodyBytes,
-    // The spec's request budget; Node checks it every connectionsCheckingInterval (below).
-    requestTimeout: plan.limits.requestTimeoutMs,
+    // Receiving the whole request (limits.timeouts.body); Node checks it every connectionsCheckingInterval (below).
+    requestTimeout: guards.receiveTimeoutMs,
     connectionTimeout: 0,
     keepAliveTimeout: 5_000,
     forceCloseConnections: 'idle',
@@ -80,9 +85,25 @@ export const createServer = async (plan: Plan, options: ServerOptions): Promise<
       ? { rewriteUrl: rewriteVersionPath(plan.versioning, plan.service.basePath) }
       : {}),
     frameworkErrors: frameworkErrors(render),
-    clientErrorHandler: clientErrorHandler(render),
+    clientErrorHandler: clientErrorHandler(render, guards.headerBytes),
   });
-  app.server.headersTimeout = Math.min(20_000, plan.limits.requestTimeoutMs);
+  const server = app.server as typeof app.server & { maxHeaderSize?: number; connectionsCheckingInterval: number };
+  server.headersTimeout = guards.headersTimeoutMs;
+  server.maxHeaderSize = guards.headerBytes;
+  // Node looks for slow headers and bodies only this often (30 s by default, so a 20 s limit cut at 20–50 s): at
+  // most 1 s, and a tenth of the shorter time-out, so a client is cut within about a second of the declared time.
+  server.connectionsCheckingInterval = Math.max(
+    10,
+    Math.min(1_000, Math.floor(Math.min(guards.headersTimeoutMs, guards.receiveTimeoutMs) / 10)),
+  );
+  /** An answer from a global hook, before the route's own steps: the same headers every answer carries. */
+  const early = (error: ApiError, reply: FastifyReply): void => {
+    reply.header('x-request-id', reply.request.id);
+    reply.header('x-content-type-options', 'nosniff');
+    // A URL too long to serve is not echoed, not even its path.
+    sendProblem(render, reply, error, error.code === 'uri_too_long' ? '' : (reply.request.url.split('?')[0] ?? ''));
+  };
+  if (guards.overload) installOverloadGuard(app, guards.overload, early, options.eventLoopLag);
 
   const passwordFields = passwordFieldsOf(plan);
   const redisUrl = options.redisUrl ?? plan.limits.store;
@@ -109,13 +130,16 @@ export const createServer = async (plan: Plan, options: ServerOptions): Promise<
   // delivery worker slows down while they saturate the process): no second listener on the server.
   let served = 0;
   const { drain } = options;
+  const tooLong = `The request target is longer than ${formatBytes(guards.urlBytes)}.`;
   app.addHook('onRequest', (request, reply, done) => {
     served++;
     // Once closing, Fastify marks every answer `Connection: close`; early in a drain it must not (drain.ts).
     if (drain?.draining && drain.keepsConnection()) reply.raw.removeHeader('connection');
     reply.header('x-request-id', request.id);
     reply.header('x-content-type-options', 'nosniff');
-    done();
+    // Answered here, before routing's work (authentication, the body) and without echoing the URL.
+    if (request.url.length > guards.urlBytes) early(new ApiError('uri_too_long', tooLong), reply);
+    else done();
   });
   // Below 'info' (e.g. --log-level warn) the request lines would be dropped anyway: skip the hook entirely.
   if ((app.log as FastifyBaseLogger & { isLevelEnabled(level: string): boolean }).isLevelEnabled('info')) {

@@ -2,6 +2,7 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../parts/errors/api-error.ts';
 import type { ProblemRenderer } from '../parts/errors/runtime.ts';
+import { formatBytes } from '../parts/limits/docs.ts';
 import { sendProblem } from './errors.ts';
 
 const REASONS: Record<number, string> = {
@@ -32,14 +33,17 @@ export const frameworkErrors =
  * then the connection is closed, since what follows on it cannot be trusted.
  */
 export const clientErrorHandler =
-  (render: ProblemRenderer) =>
+  (render: ProblemRenderer, headerBytes: number) =>
   (error: NodeJS.ErrnoException, socket: Socket): void => {
     if (error.code === 'ECONNRESET' || socket.destroyed) return;
     const problem =
       error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? new ApiError('request_timeout', 'The request was not received in time.')
         : error.code === 'HPE_HEADER_OVERFLOW'
-          ? new ApiError('request_header_fields_too_large', 'The request line and headers are over 16 KiB.')
+          ? new ApiError(
+              'request_header_fields_too_large',
+              `The request line and headers are over ${formatBytes(headerBytes)}.`,
+            )
           : new ApiError('bad_request', 'The HTTP request is malformed.');
     const rendered = render(problem);
     if (!socket.writable) return void socket.destroy();

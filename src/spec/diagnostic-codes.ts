@@ -379,6 +379,12 @@ export const DIAGNOSTIC_CODES = {
     summary: 'A trustProxy entry is not an address or CIDR.',
   },
   'invalid-limits-store': { severity: 'error', part: 'limits', summary: 'limits.store is not a redis:// URL.' },
+  'limit-conflict': {
+    severity: 'error',
+    part: 'limits',
+    summary:
+      'Two limits contradict each other (a URL limit not below the header limit, a header time-out past the body one).',
+  },
   // versioning
   'duplicate-version': { severity: 'error', part: 'versioning', summary: 'Two versions share an id.' },
   'unknown-version': {

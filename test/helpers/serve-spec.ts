@@ -68,6 +68,8 @@ export interface ServeOptions {
   redisPrefix?: string;
   /** The store to serve from, instead of a new store on `dbPath` (a test wraps one to inject faults). */
   store?: (opened: Store) => Store;
+  /** The event-loop lag `limits.overload` reads, in ms (a test sets it instead of blocking the loop). */
+  eventLoopLag?: () => number;
 }
 
 /** The backend the HTTP suites run on: SQLite, or PostgreSQL with NF_STORE=postgres (`npm run test:postgres`). */
@@ -108,6 +110,7 @@ export const servePlan = async (plan: Plan, opts: ServeOptions = {}): Promise<Se
     ...(opts.lookup ? { lookup: opts.lookup } : {}),
     ...(opts.redisUrl ? { redisUrl: opts.redisUrl } : {}),
     ...(opts.redisPrefix ? { redisPrefix: opts.redisPrefix } : {}),
+    ...(opts.eventLoopLag ? { eventLoopLag: opts.eventLoopLag } : {}),
   });
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
   return {

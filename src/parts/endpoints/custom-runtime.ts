@@ -30,7 +30,7 @@ export interface CustomContext<Resource extends string = string> {
   /** The request's headers, names in lower case. */
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
   /**
-   * Aborted when the request runs past its time budget (limits.timeouts.request): the caller has been answered
+   * Aborted when the request runs past its time budget (limits.timeouts.endpoints, else .request): the caller has been answered
    * 503 `timeout` and nothing the handler writes from then on commits. Pass it to fetch and other slow work.
    */
   readonly signal: AbortSignal;

@@ -82,7 +82,9 @@ export const compileListHandler = (ctx: RuntimeContext, resource: ResourcePlan, 
   const onWire = createWireRecord(resource);
   // A list whose answer is the engine's own `{data, nextCursor}` is written as it always was, nothing more.
   const conventional = resource.wire.plain && isConventionalList(resource);
-  const answer = compileListAnswer(ctx.plan.service.basePath, resource, named?.path);
+  // Links and `url` name the path the list is served on: a named list's, or the list operation's own.
+  const served = named?.path ?? resource.routes.find((r) => r.operation === 'list')?.path;
+  const answer = compileListAnswer(ctx.plan.service.basePath, resource, served);
   const anchors = createReadableLookup(ctx, resource);
 
   /** starting_after / ending_before: the keyset of the record named, which must be one the caller may read. */

@@ -24,7 +24,10 @@ export const OperationOverrideSchema = Type.Object(
       Type.String({ pattern: '^/', description: "This operation's own path, e.g. /articles/{slug}." }),
     ),
     method: Type.Optional(
-      stringEnum(['PATCH', 'PUT'] as const, 'update only: PUT serves the update (merge semantics) instead of PATCH.'),
+      stringEnum(
+        ['PATCH', 'PUT', 'POST'] as const,
+        'update only: PUT or POST (Stripe) serves the update (merge semantics) instead of PATCH.',
+      ),
     ),
     view: Type.Optional(Type.String({ description: 'A view of the resource this operation answers with.' })),
   },

@@ -10,6 +10,7 @@ export const BUILT_IN_ERRORS = {
   duplicate_key: { status: 400, title: 'The request body has the same key twice' },
   forbidden_key: { status: 400, title: 'The request uses a forbidden key such as __proto__' },
   too_deep: { status: 400, title: 'The request body is nested too deeply' },
+  too_many_items: { status: 400, title: 'An array in the request body has too many items' },
   invalid_query: { status: 400, title: 'A query parameter is not valid' },
   invalid_filter: { status: 400, title: 'A filter names an unknown field or operator, or has a bad value' },
   invalid_sort: { status: 400, title: 'A sort names a field that cannot be sorted on' },
@@ -70,6 +71,7 @@ export const BUILT_IN_ERRORS = {
   storage_unavailable: { status: 503, title: 'Storage is unavailable' },
   shutting_down: { status: 503, title: 'The service is shutting down' },
   timeout: { status: 503, title: 'The request took longer than its time budget' },
+  overloaded: { status: 503, title: 'The service is overloaded; retry after the time given' },
 } as const satisfies Record<string, { status: number; title: string; type?: string }>;
 
 export type BuiltInErrorCode = keyof typeof BUILT_IN_ERRORS;

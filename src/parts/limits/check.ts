@@ -7,10 +7,17 @@ import { resourceMap, transitionMap } from '../resources/lookup.ts';
 import { parseProxy } from './trusted-proxies.ts';
 
 type Parse = (text: unknown) => unknown;
+/** A limit of 0 would switch Node's own limit off, not make it strict. */
+const positive =
+  (parse: (text: unknown) => number | undefined): Parse =>
+  (text) => {
+    const n = parse(text);
+    return n !== undefined && n > 0 ? n : undefined;
+  };
 const PROBLEMS = {
   'invalid-rate': [parseRate, 'a rate like 100/min or 10/s'],
-  'invalid-size': [parseSize, 'a size like 1mb, 512kb or 100b'],
-  'invalid-duration': [parseDuration, 'a duration like 10s or PT10S'],
+  'invalid-size': [positive(parseSize), 'a size like 1mb, 512kb or 100b'],
+  'invalid-duration': [positive(parseDuration), 'a duration like 10s or PT10S, longer than 0'],
 } as const satisfies Record<string, [Parse, string]>;
 
 /** Semantic checks of part: limits. */
@@ -49,12 +56,51 @@ export const checkLimits = (ctx: CheckContext): void => {
   checkStore(ctx, limits);
   checkQuotas(ctx, limits.quotas, (text, path) => value('invalid-rate', text, path));
   const size = isRecord(limits.size) ? limits.size : {};
-  value('invalid-size', size.body, ['limits', 'size', 'body']);
+  for (const key of ['body', 'url', 'headers'] as const) value('invalid-size', size[key], ['limits', 'size', key]);
   perEndpoint('invalid-size', size.endpoints, ['limits', 'size', 'endpoints']);
   const timeouts = isRecord(limits.timeouts) ? limits.timeouts : {};
-  value('invalid-duration', timeouts.request, ['limits', 'timeouts', 'request']);
-  value('invalid-duration', timeouts.headers, ['limits', 'timeouts', 'headers']);
+  for (const key of ['request', 'headers', 'body'] as const)
+    value('invalid-duration', timeouts[key], ['limits', 'timeouts', key]);
   perEndpoint('invalid-duration', timeouts.endpoints, ['limits', 'timeouts', 'endpoints']);
+  checkOverload(ctx, limits.overload, routes, (text, path) => value('invalid-duration', text, path));
+  const conflict = (a: number | undefined, b: number | undefined, path: PathSegment[], message: string) => {
+    if (a !== undefined && b !== undefined && a >= b) ctx.report('limit-conflict', path, message);
+  };
+  conflict(
+    parseSize(size.url),
+    parseSize(size.headers),
+    ['limits', 'size', 'url'],
+    `size.url (${size.url}) must be below size.headers (${size.headers}): the request line counts against the headers`,
+  );
+  const headers = parseDuration(timeouts.headers);
+  conflict(
+    headers === undefined ? undefined : headers + 1,
+    parseDuration(timeouts.body),
+    ['limits', 'timeouts', 'headers'],
+    `timeouts.headers (${timeouts.headers}) may not be longer than timeouts.body (${timeouts.body}), which includes the headers`,
+  );
+};
+
+/** limits.overload: its durations, and critical routes that are routes of this service. */
+const checkOverload = (
+  ctx: CheckContext,
+  overload: unknown,
+  routes: ReadonlySet<string>,
+  duration: (text: unknown, path: PathSegment[]) => void,
+) => {
+  if (!isRecord(overload)) return;
+  duration(overload.lag, ['limits', 'overload', 'lag']);
+  duration(overload.retryAfter, ['limits', 'overload', 'retryAfter']);
+  if (!Array.isArray(overload.critical)) return;
+  for (const [i, key] of overload.critical.entries()) {
+    const [method = '', route = ''] = String(key).trim().split(/\s+/);
+    if (!route.startsWith('/') || !routes.has(routeKey(method, route)))
+      ctx.report(
+        'unknown-limit-target',
+        ['limits', 'overload', 'critical', i],
+        `"${key}" is not a route of this service (like "GET /orders/{id}")`,
+      );
+  }
 };
 
 /** Role rates name declared roles, or `anonymous` for callers without credentials. */

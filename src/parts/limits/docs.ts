@@ -10,12 +10,12 @@ import {
   paragraph,
   table,
 } from '../docs-model.ts';
+import { guardBlocks } from './guards-docs.ts';
 
 export const LIMITS_HEADING = 'Limits';
 const NOT_SHOWN = 'Rate limits, size limits, time-outs and quotas: not shown.';
 /** What the limits part does not run yet: the documents say so wherever such a limit appears. */
 export const NOT_ENFORCED = 'declared, not yet enforced';
-const ENFORCED = 'enforced';
 
 const WINDOWS: Array<[number, string]> = [
   [86_400_000, 'day'],
@@ -105,33 +105,10 @@ export const limitsDocs = (plan: Plan): DocSection => {
   const spec = plan.spec.limits;
   const hasInterface = plan.resources.length > 0 || plan.custom.length > 0;
   if (!spec && !hasInterface) return notShownSection('limits', LIMITS_HEADING, NOT_SHOWN);
-  const mark = (given: unknown) => (given === undefined ? ' (default)' : '');
-  const sizes: Inline[][] = [
-    ['request body', `${formatBytes(plan.limits.bodyBytes)}${mark(spec?.size?.body)}`, `${ENFORCED} (413)`],
-    ['page size', `${plan.limits.maxPageSize} records at most${mark(spec?.size?.pageSize)}`, ENFORCED],
-    ['JSON nesting depth', `${plan.limits.depth}${mark(spec?.size?.depth)}`, `${ENFORCED} (400)`],
-    ...Object.entries(spec?.size?.endpoints ?? {}).map(([e, s]): Inline[] => [['body of ', code(e)], s, NOT_ENFORCED]),
-  ];
-  const timeouts: Inline[][] = [
-    [
-      'request',
-      `${formatMs(plan.limits.requestTimeoutMs)}${mark(spec?.timeouts?.request)}`,
-      [`${ENFORCED} (503 `, code('timeout'), ')'],
-    ],
-    ...(spec?.timeouts?.headers ? [['request headers', spec.timeouts.headers, NOT_ENFORCED] as Inline[]] : []),
-    ...Object.entries(spec?.timeouts?.endpoints ?? {}).map(([e, t]): Inline[] => [code(e), t, NOT_ENFORCED]),
-  ];
   return {
     part: 'limits',
     heading: LIMITS_HEADING,
     shown: true,
-    blocks: [
-      ...rateBlocks(plan),
-      ...quotaBlocks(plan),
-      heading(3, 'Sizes'),
-      table(['Limit', 'Value', 'Enforced'], sizes),
-      heading(3, 'Time-outs'),
-      table(['Limit', 'Value', 'Enforced'], timeouts),
-    ],
+    blocks: [...rateBlocks(plan), ...quotaBlocks(plan), ...guardBlocks(plan)],
   };
 };

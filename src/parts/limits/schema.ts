@@ -2,6 +2,11 @@ import { Type } from '@sinclair/typebox';
 import { stringEnum } from '../../spec/string-enum.ts';
 
 const Rate = Type.String({ description: 'N/unit: 100/min, 10/s, 5000/h, 1000/day.' });
+const Size = (description: string) => Type.String({ description: `${description} A size: 1mb, 512kb, 100b.` });
+const Duration = (description: string) => Type.String({ description: `${description} A duration: 10s, 500ms, PT10S.` });
+/** Per-route values, keyed "METHOD /path" as the spec declares the route. */
+const PerRoute = (value: ReturnType<typeof Type.String>, example: string) =>
+  Type.Record(Type.String(), value, { description: example });
 
 /** Part 8 — rate limits, quotas, sizes and time-outs. */
 export const LimitsSchema = Type.Object(
@@ -51,10 +56,20 @@ export const LimitsSchema = Type.Object(
     size: Type.Optional(
       Type.Object(
         {
-          body: Type.Optional(Type.String({ description: '1mb, 512kb, 100b' })),
+          body: Type.Optional(Size('Largest request body (default 1mb): 413 payload_too_large.')),
           pageSize: Type.Optional(Type.Integer({ minimum: 1 })),
           depth: Type.Optional(Type.Integer({ minimum: 1, maximum: 256 })),
-          endpoints: Type.Optional(Type.Record(Type.String(), Type.String())),
+          items: Type.Optional(
+            Type.Integer({
+              minimum: 1,
+              description: 'Most items any array of a request body may hold (default 10000): 400 too_many_items.',
+            }),
+          ),
+          url: Type.Optional(Size('Longest request target, path and query (default 8kb): 414 uri_too_long.')),
+          headers: Type.Optional(
+            Size('Largest request line and headers together (default 16kb): 431 request_header_fields_too_large.'),
+          ),
+          endpoints: Type.Optional(PerRoute(Size('Body limit of one route.'), '"POST /imports": "10mb"')),
         },
         { additionalProperties: false },
       ),
@@ -62,9 +77,24 @@ export const LimitsSchema = Type.Object(
     timeouts: Type.Optional(
       Type.Object(
         {
-          request: Type.Optional(Type.String({ description: '10s or PT10S' })),
-          headers: Type.Optional(Type.String()),
-          endpoints: Type.Optional(Type.Record(Type.String(), Type.String())),
+          request: Type.Optional(Duration('Time budget of a request once received (default 30s): 503 timeout.')),
+          headers: Type.Optional(Duration('Time to receive the request line and headers (default 20s): 408.')),
+          body: Type.Optional(Duration('Time to receive the whole request, body included (default 30s): 408.')),
+          endpoints: Type.Optional(PerRoute(Duration('Time budget of one route.'), '"POST /reports": "2min"')),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    overload: Type.Optional(
+      Type.Object(
+        {
+          lag: Duration('Event-loop lag past which new requests are shed with 503 overloaded (e.g. 200ms).'),
+          retryAfter: Type.Optional(Duration('Retry-After of a shed request (default 2s).')),
+          critical: Type.Optional(
+            Type.Array(Type.String(), {
+              description: 'Routes ("GET /orders/{id}") answered even while overloaded, like /healthz and /readyz.',
+            }),
+          ),
         },
         { additionalProperties: false },
       ),

@@ -5,7 +5,7 @@ import type { ComputedColumn, ListQuery, RelatedCondition, Row } from '../../sto
 import { celPrincipal, type Principal } from '../auth/principal.ts';
 import type { ComputedQueryPlan, ComputedVars } from './computed-cel.ts';
 import { viewSchema } from './json-schema.ts';
-import { createRecordWriter } from './record-io.ts';
+import { createRecordWriter, numeric } from './record-io.ts';
 
 /** What a computed field's value side reads for this caller: `caller` is null when nobody signed in. */
 export const computedVars = (principal: Principal | undefined): ComputedVars => ({
@@ -63,10 +63,16 @@ export const byIds = (ids: readonly string[]): ListQuery => ({
 export const createViewWriter = (resource: ResourcePlan, view: ViewPlan) => {
   const names = [...view.fields, ...view.computed.map((c) => c.name)];
   const stringify = fastJson(viewSchema(resource, view) as unknown as Parameters<typeof fastJson>[0]);
+  // Integer ids (and references to them) travel as JSON integers, as in the whole record.
+  const integers = new Set(
+    names.filter((n) =>
+      n === 'id' ? resource.idStyle === 'integer' : resource.fieldsByName.get(n)?.ref?.idStyle === 'integer',
+    ),
+  );
   const toApi = (row: Row): Record<string, unknown> => {
     const out: Record<string, unknown> = {};
     for (const name of names) {
-      const v = row[name];
+      const v = integers.has(name) ? numeric(row[name]) : row[name];
       if (v !== null && v !== undefined) out[name] = v;
       else if (resource.fieldsByName.get(name)?.nullable) out[name] = null;
     }

@@ -51,7 +51,7 @@ export const idPattern = (resource: ResourcePlan): RegExp =>
     : new RegExp(`^${ID_PATTERNS[resource.idStyle]}$`);
 
 /** Integer ids (and references to them) are kept as decimal text inside, and travel as JSON integers. */
-const numeric = (v: unknown) => (typeof v === 'string' && /^[0-9]+$/.test(v) ? Number(v) : v);
+export const numeric = (v: unknown) => (typeof v === 'string' && /^[0-9]+$/.test(v) ? Number(v) : v);
 
 export const etagOf = (row: Row): string => `"r${row.revision}"`;
 

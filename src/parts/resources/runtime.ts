@@ -85,6 +85,13 @@ export const compileRecordHandlers = (ctx: RuntimeContext, resource: ResourcePla
     }
   };
 
+  // A reference to integer ids travels as a JSON integer; the caller's subject is text.
+  const ownerIsInteger = owner !== undefined && resource.fieldsByName.get(owner)?.ref?.idStyle === 'integer';
+  const ownerValue = (subject: string): unknown =>
+    ownerIsInteger && /^[1-9][0-9]{0,15}$/.test(subject) ? Number(subject) : subject;
+  const isCaller = (value: unknown, subject: string | undefined) =>
+    subject !== undefined && (value === subject || (ownerIsInteger && String(value) === subject));
+
   /** The owner field is the caller's; a body may name another owner only where an explicit create rule allows. */
   const readOnlyOwner = () =>
     new ApiError('read_only_field', `${owner} is set from the caller.`, [
@@ -175,7 +182,7 @@ export const compileRecordHandlers = (ctx: RuntimeContext, resource: ResourcePla
     const sentOwner =
       owner !== undefined && body !== null && typeof body === 'object' && !Array.isArray(body) && owner in body;
     if (owner && subject && !sentOwner && body !== null && typeof body === 'object' && !Array.isArray(body)) {
-      body = { ...body, [owner]: subject };
+      body = { ...body, [owner]: ownerValue(subject) };
     }
     body = normalizer.input(body);
     const invalid = validateCreate(body);
@@ -183,11 +190,12 @@ export const compileRecordHandlers = (ctx: RuntimeContext, resource: ResourcePla
     const values = writableValues(body as Record<string, unknown>, true);
     normalizer.arrays(values);
     bindParents(input, values);
-    if (owner && sentOwner && values[owner] !== subject && !ctx.access.explicitCreate(resource)) throw readOnlyOwner();
+    if (owner && sentOwner && !isCaller(values[owner], subject) && !ctx.access.explicitCreate(resource))
+      throw readOnlyOwner();
     try {
       ctx.access.authorize(resource, 'create', input.principal, values, input.body);
     } catch (error) {
-      if (owner && sentOwner && values[owner] !== subject) throw readOnlyOwner();
+      if (owner && sentOwner && !isCaller(values[owner], subject)) throw readOnlyOwner();
       throw error;
     }
     await hashPasswords(values);

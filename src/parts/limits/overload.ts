@@ -1,0 +1,62 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { OverloadPlan } from '../../plan/types.ts';
+import { ApiError } from '../errors/api-error.ts';
+
+/** The event loop's current lag, in milliseconds. */
+export type LagReading = () => number;
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Answered even while the service is overloaded: the health checks and `limits.overload.critical`. */
+    critical?: boolean;
+  }
+}
+
+/**
+ * Event-loop lag from a sampled timer: a timer due every `sampleMs` fires late by as much as the loop lagged.
+ * Timers run at the start of a loop turn, before the I/O of that turn, so once the loop was held up the reading
+ * says so before the requests that queued up meanwhile are read.
+ */
+export const sampleEventLoopLag = (sampleMs: number): { lag: LagReading; stop(): void } => {
+  let current = 0;
+  let timer: NodeJS.Timeout | undefined;
+  const next = (due: number) => {
+    timer = setTimeout(() => {
+      const now = performance.now();
+      current = Math.max(0, now - due);
+      next(now + sampleMs);
+    }, sampleMs);
+    timer.unref();
+  };
+  next(performance.now() + sampleMs);
+  return {
+    lag: () => current,
+    stop: () => clearTimeout(timer),
+  };
+};
+
+/**
+ * Sheds new requests with 503 `overloaded` and Retry-After while the event loop lags past the declared threshold,
+ * before anything else runs for them (authentication included), so a backlog is refused quickly instead of every
+ * client waiting until it times out. Routes marked critical are served as usual. `send` answers the problem.
+ */
+export const installOverloadGuard = (
+  app: FastifyInstance,
+  overload: OverloadPlan,
+  send: (error: ApiError, reply: FastifyReply) => void,
+  injected?: LagReading,
+) => {
+  const sampler = injected ? undefined : sampleEventLoopLag(Math.min(100, Math.max(10, overload.lagMs / 4)));
+  const lag = injected ?? (sampler as { lag: LagReading }).lag;
+  const retryAfter = String(overload.retryAfterS);
+  app.addHook('onRequest', (request, reply, done) => {
+    if (lag() <= overload.lagMs || request.routeOptions.config?.critical) return done();
+    send(
+      new ApiError('overloaded', 'The service is overloaded; retry later.', undefined, undefined, {
+        'retry-after': retryAfter,
+      }),
+      reply,
+    );
+  });
+  if (sampler) app.addHook('onClose', async () => sampler.stop());
+};
