@@ -111,7 +111,10 @@ describe('the nine-part document', () => {
     );
     expect(md).not.toContain('not yet enforced: no request');
     expect(md).toContain('| request body | 512 KiB |');
-    expect(md).toContain('| `v1` |  | none | yes | 2027-01-01 |');
+    expect(md).toContain(
+      '#### `v1`\n\nDeprecated; answers 410 from 2027-01-01. Its OpenAPI document: `/openapi/v1.json`.',
+    );
+    expect(md).toContain('- Ticket: `priority` is added; earlier versions neither see it nor may send it.');
   });
 
   it('of a spec filling some parts names the parts left open', () => {

@@ -10,8 +10,10 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { buildAsyncApi } from '../src/emit/asyncapi.ts';
 import { buildOpenApi } from '../src/emit/openapi.ts';
+import { buildOpenApiAt } from '../src/emit/versioned.ts';
 import { buildPlan } from '../src/plan/build-plan.ts';
 import { createServer } from '../src/runtime/server.ts';
 import { checkFile } from '../src/spec/check.ts';
@@ -33,6 +35,20 @@ const specFiles = [
   // Error payload presets, remapped codes, key and token words (issue 17 items 9–11).
   ...readdirSync('test/fixtures/errauth').map((f) => join('test/fixtures/errauth', f)),
 ];
+
+/** Each spec once per declared API version (/openapi/<version>.json), and once as /openapi.json. */
+const documents = specFiles.flatMap((file) => {
+  const raw = file.endsWith('.yaml') ? (parse(readFileSync(file, 'utf8')) as Json) : {};
+  const versions = ((raw.versioning as { versions?: Array<{ id: string }> } | undefined)?.versions ?? []).map(
+    (v) => v.id,
+  );
+  return [[file, ''] as const, ...versions.map((v) => [file, v] as const)];
+});
+
+const documentOf = async (file: string, version: string) => {
+  const plan = await planOf(file);
+  return version ? buildOpenApiAt(plan, version) : buildOpenApi(plan);
+};
 
 const planOf = async (file: string) => {
   const { spec, dir } = await checkFile(file);
@@ -74,9 +90,9 @@ const examplesOf = (doc: Json): Array<{ at: string; schema: unknown; example: un
   return out;
 };
 
-describe.each(specFiles)('the OpenAPI document of %s', (file) => {
+describe.each(documents)('the OpenAPI document of %s, API version %s', (file, version) => {
   it('has no error under spectral:oas', async () => {
-    const doc = buildOpenApi(await planOf(file));
+    const doc = await documentOf(file, version);
     const spectral = new spectralCore.Spectral();
     spectral.setRuleset({ extends: [[oas as never, 'recommended']] });
     const results = await spectral.run(new spectralCore.Document(JSON.stringify(doc), spectralParsers.Json, file));
@@ -85,7 +101,7 @@ describe.each(specFiles)('the OpenAPI document of %s', (file) => {
   });
 
   it('has no error under Redocly’s recommended rules', async () => {
-    const doc = buildOpenApi(await planOf(file));
+    const doc = await documentOf(file, version);
     const config = await createConfig({ extends: ['recommended'] });
     const problems = await lintFromString({ source: JSON.stringify(doc), absoluteRef: `${file}.json`, config });
     const errors = problems
@@ -95,7 +111,7 @@ describe.each(specFiles)('the OpenAPI document of %s', (file) => {
   });
 
   it('gives examples that its own schemas accept', async () => {
-    const doc = JSON.parse(JSON.stringify(buildOpenApi(await planOf(file)))) as Json;
+    const doc = JSON.parse(JSON.stringify(await documentOf(file, version))) as Json;
     const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true }));
     ajv.addFormat('decimal', true);
     ajv.addSchema({ components: doc.components }, 'doc');
@@ -110,7 +126,17 @@ describe.each(specFiles)('the OpenAPI document of %s', (file) => {
     expect(broken).toEqual([]);
   });
 
-  it('documents exactly the routes the server mounts (pages aside)', async () => {
+  it.skipIf(version === '')('has the operations of /openapi.json, in this version’s shapes', async () => {
+    const operations = (doc: Json) =>
+      Object.entries(doc.paths as Record<string, Json>).flatMap(([path, item]) =>
+        Object.keys(item).map((m) => `${m} ${path}`),
+      );
+    const [newest, here] = [await documentOf(file, ''), await documentOf(file, version)];
+    expect(operations(here)).toEqual(operations(newest));
+    expect((here.info as Json).version).toBe(version);
+  });
+
+  it.skipIf(version !== '')('documents exactly the routes the server mounts (pages aside)', async () => {
     const plan = await planOf(file);
     const lines: string[] = [];
     const dbPath = join(tmpdir(), `ninefold-routes-${process.pid}-${Date.now()}.db`);
@@ -124,7 +150,8 @@ describe.each(specFiles)('the OpenAPI document of %s', (file) => {
       for (const suffix of ['', '-wal', '-shm']) await rm(`${dbPath}${suffix}`, { force: true });
     }
     // The pages (the documents themselves, the reference page and its script) are for people, not clients.
-    const isPage = (path: string) => ['/openapi.json', '/asyncapi.json'].includes(path) || /^\/docs(\/|$)/.test(path);
+    const isPage = (path: string) =>
+      ['/openapi.json', '/asyncapi.json'].includes(path) || /^\/(docs|openapi)(\/|$)/.test(path);
     const mounted = lines
       .map((l) => JSON.parse(l) as { msg: string; method: string; path: string })
       .filter((l) => l.msg === 'route' && !isPage(l.path))

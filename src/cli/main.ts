@@ -13,6 +13,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   openapi: async () => (await import('./openapi.ts')).openapiCommand,
   asyncapi: async () => (await import('./asyncapi.ts')).asyncapiCommand,
   keys: async () => (await import('./keys.ts')).keysCommand,
+  diff: async () => (await import('./diff.ts')).diffCommand,
 };
 
 const help = async () => {

@@ -3,5 +3,12 @@ import { documentCommand } from './document-command.ts';
 export const openapiCommand = documentCommand(
   'openapi',
   'write the OpenAPI 3.1 document (JSON or YAML)',
-  async () => (await import('../emit/openapi.ts')).buildOpenApi,
+  async () => {
+    const [{ buildOpenApi }, { buildOpenApiAt }] = await Promise.all([
+      import('../emit/openapi.ts'),
+      import('../emit/versioned.ts'),
+    ]);
+    return (plan, version) => (version ? buildOpenApiAt(plan, version) : buildOpenApi(plan));
+  },
+  true,
 );

@@ -47,7 +47,7 @@ const BUILT_IN_TAGS = [
  * built-in APIs the server mounts for this plan (event log and stream, webhook endpoints, key and callback admin,
  * health), each described where its part is.
  */
-export const buildOpenApi = (plan: Plan): Record<string, unknown> => {
+export const buildOpenApi = (plan: Plan, shown = plan.versioning?.newest): Record<string, unknown> => {
   const components = emptyComponents();
   for (const resource of plan.resources)
     Object.assign(components.schemas, resourceComponents(resource, plan.resourcesByName));
@@ -80,7 +80,7 @@ export const buildOpenApi = (plan: Plan): Record<string, unknown> => {
   applySecurity(plan, paths, builtInOperations);
   applyLimits(plan, paths, builtInOperations);
   if (plan.limits.rate || plan.limits.quotas.size) Object.assign(components.headers, limitHeaders());
-  applyVersionParameter(plan, paths, builtInOperations);
+  applyVersionParameter(plan, paths, builtInOperations, shown);
   applyLimitAnswers(plan, paths);
   const pushed = eventWebhooks(plan, eventDocs(plan, new Set(Object.keys(components.schemas))));
   if (pushed) {
@@ -102,7 +102,7 @@ export const buildOpenApi = (plan: Plan): Record<string, unknown> => {
   dropUnused(components, JSON.stringify({ paths, webhooks: pushed?.webhooks }));
   return {
     openapi: '3.1.0',
-    info: purposeInfo(plan),
+    info: { ...purposeInfo(plan), ...(shown ? { version: shown } : {}) },
     // Relative: the service itself, wherever this document was fetched from (paths carry the base path).
     servers: [{ url: '/', description: 'This service.' }],
     ...(tags.length ? { tags } : {}),

@@ -43,6 +43,10 @@ const openapiText = async (plan: Plan): Promise<PageText> => {
   const { buildOpenApi } = await import('../emit/openapi.ts');
   return { text: JSON.stringify(buildOpenApi(plan)), headers: { 'content-type': JSON_TYPE } };
 };
+const versionText = async (plan: Plan, id: string): Promise<PageText> => {
+  const { buildOpenApiAt } = await import('../emit/versioned.ts');
+  return { text: JSON.stringify(buildOpenApiAt(plan, id)), headers: { 'content-type': JSON_TYPE } };
+};
 const asyncapiText = async (plan: Plan): Promise<PageText> => {
   const { buildAsyncApi } = await import('../emit/asyncapi.ts');
   return { text: JSON.stringify(buildAsyncApi(plan)), headers: { 'content-type': JSON_TYPE } };
@@ -81,6 +85,13 @@ export const docsPart: ServerPart = {
       });
     const openapi = cachedPage(() => openapiText(plan));
     page('/openapi.json', 'openapi', 'openapi', openapi);
+    // One document per declared version, newest first: the reference page offers each (Scalar's sources).
+    const versions = [...(plan.versioning?.ids ?? [])].reverse().map((id) => ({
+      id,
+      file: `openapi/${encodeURIComponent(id)}.json`,
+      handler: cachedPage(() => versionText(plan, id)),
+    }));
+    for (const v of versions) page(`/${v.file}`, 'openapi', 'openapi', v.handler);
     page(
       '/asyncapi.json',
       'asyncapi',
@@ -100,8 +111,11 @@ export const docsPart: ServerPart = {
     let scalar: ReturnType<typeof loadScalarAssets> | undefined;
     const assets = () => {
       // The plugin wants a document to start with; the page it renders reads ./openapi.json, served below.
+      const sources = versions.map((v) => ({ title: `API version ${v.id}`, slug: v.id, url: `./${v.file}` }));
       scalar ??= loadScalarAssets({
-        content: { openapi: '3.1.0', info: { title: plan.service.title, version: '' }, paths: {} },
+        ...(sources.length
+          ? { sources }
+          : { content: { openapi: '3.1.0', info: { title: plan.service.title, version: '' }, paths: {} } }),
         pageTitle: plan.service.title,
         withDefaultFonts: false,
         showDeveloperTools: 'never',
@@ -121,5 +135,6 @@ export const docsPart: ServerPart = {
     const script = async () => ({ text: (await assets()).script, headers: { 'content-type': SCRIPT_TYPE } });
     page('/docs/js/scalar.js', 'docs.reference', 'docs', cachedPage(script));
     page('/docs/openapi.json', 'docs.reference', 'docs', openapi);
+    for (const v of versions) page(`/docs/${v.file}`, 'docs.reference', 'docs', v.handler);
   },
 };

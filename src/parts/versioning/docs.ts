@@ -1,5 +1,14 @@
 import type { Plan } from '../../plan/types.ts';
-import { code, type DocSection, type Inline, notShownSection, paragraph, type Span, table } from '../docs-model.ts';
+import {
+  code,
+  type DocBlock,
+  type DocSection,
+  heading,
+  list,
+  notShownSection,
+  paragraph,
+  type Span,
+} from '../docs-model.ts';
 import type { ChangeSchema, VersioningSchema } from './schema.ts';
 
 export const VERSIONING_HEADING = 'Versioning';
@@ -22,37 +31,66 @@ const selection = (v: Versioning): Span[] => {
   }
 };
 
+/** One change in words, saying what a caller of the versions before it sends and sees. */
 const describeChange = (c: Change): Span[] => {
   const out: Span[] = [`${c.resource}: `];
-  if (c.rename) out.push(code(c.rename.from), ' renamed to ', code(c.rename.to));
-  if (c.add) out.push(code(c.add), ' added');
+  if (c.rename)
+    out.push(
+      code(c.rename.from),
+      ' is renamed ',
+      code(c.rename.to),
+      '; earlier versions still send and see ',
+      code(c.rename.from),
+      ', and filter and sort on it.',
+    );
+  if (c.add) out.push(code(c.add), ' is added; earlier versions neither see it nor may send it.');
   if (c.remove)
     out.push(
       code(c.remove),
-      ' removed',
-      ...(c.default === undefined ? [] : [' (older versions show ', code(JSON.stringify(c.default)), ')']),
+      ' is removed; earlier versions may still send it (it is ignored) and ',
+      ...(c.default === undefined ? ['no longer see it.'] : ['see it as ', code(JSON.stringify(c.default)), '.']),
     );
-  if (c.retype) out.push(code(c.retype.field), ` changed type (was ${c.retype.from.type})`);
-  if (c.description) out.push(` — ${c.description}`);
+  if (c.retype)
+    out.push(
+      code(c.retype.field),
+      ` changes type; earlier versions send and see it as ${c.retype.from.type}, converted where it has an exact spelling.`,
+    );
+  if (c.description) out.push(` ${c.description}`);
   return out;
 };
 
-/** Part 9: the scheme, the default version, each version's changes, and deprecation and sunset dates. */
+/** The changelog, newest version first: what each changed, and when it retires. */
+const changelog = (v: Versioning): DocBlock[] =>
+  [...v.versions].reverse().flatMap((version, i) => {
+    const dep = v.deprecated?.[version.id];
+    const retired = dep
+      ? [
+          `Deprecated${dep.deprecation ? ` since ${dep.deprecation}` : ''}`,
+          dep.sunset ? `; answers 410 from ${dep.sunset}.` : '.',
+        ].join('')
+      : '';
+    const first = i === v.versions.length - 1;
+    const changes = version.changes ?? [];
+    return [
+      heading(4, code(version.id), i === 0 ? ' (newest)' : ''),
+      paragraph(
+        ...(version.description ? [`${version.description} `] : []),
+        ...(retired ? [`${retired} `] : []),
+        'Its OpenAPI document: ',
+        code(`/openapi/${version.id}.json`),
+        '.',
+      ),
+      changes.length
+        ? list(changes.map(describeChange))
+        : paragraph(first ? 'The first version.' : 'No changes to records.'),
+    ];
+  });
+
+/** Part 9: the scheme, the default version, and a changelog of every version's changes in words, newest first. */
 export const versioningDocs = (plan: Plan): DocSection => {
   const v = plan.spec.versioning;
   if (!v) return notShownSection('versioning', VERSIONING_HEADING, NOT_SHOWN);
   const newest = v.versions[v.versions.length - 1]?.id ?? '';
-  const rows = v.versions.map((version): Inline[] => {
-    const changes = (version.changes ?? []).flatMap((c, i) => [...(i ? ['; '] : []), ...describeChange(c)]);
-    const dep = v.deprecated?.[version.id];
-    return [
-      code(version.id),
-      version.description ?? '',
-      changes.length ? changes : 'none',
-      dep ? (dep.deprecation ?? 'yes') : '',
-      dep?.sunset ?? '',
-    ];
-  });
   return {
     part: 'versioning',
     heading: VERSIONING_HEADING,
@@ -80,7 +118,7 @@ export const versioningDocs = (plan: Plan): DocSection => {
         code('version_sunset'),
         '.',
       ),
-      table(['Version', 'Description', 'Changes', 'Deprecated', 'Sunset'], rows),
+      ...changelog(v),
     ],
   };
 };

@@ -5,12 +5,13 @@ const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 
 /**
  * The version parameter on every operation the version step runs on (all but the built-in pages), for the header
- * and query schemes. The document itself describes the newest version's shapes.
+ * and query schemes. The document describes the shapes of one version, `shown` (/openapi/<version>.json).
  */
 export const applyVersionParameter = (
   plan: Plan,
   paths: Record<string, OpenApiObject>,
   builtIns: readonly BuiltInOperation[],
+  shown: string | undefined,
 ): void => {
   const v = plan.versioning;
   if (!v || (v.scheme !== 'header' && v.scheme !== 'query')) return;
@@ -23,7 +24,7 @@ export const applyVersionParameter = (
     name: v.scheme === 'header' ? (plan.spec.versioning?.name ?? 'Api-Version') : v.name,
     in: v.scheme,
     required: false,
-    description: `The API version to be served in (default ${v.fallback}); the answer's Api-Version header names it. This document shows ${v.newest}.`,
+    description: `The API version to be served in (default ${v.fallback}); the answer's Api-Version header names it. This document shows ${shown ?? v.newest}.`,
     schema: { type: 'string', enum: [...v.ids] },
   };
   for (const [path, item] of Object.entries(paths))
