@@ -51,8 +51,8 @@ errors:
   catalogue:
     task_locked: { status: 423, title: The task is locked }
 
-# 8 limits: rate limits (429 with RateLimit headers), quotas, body size, page size, depth and the request
-# time-out are enforced; per-endpoint sizes and time-outs are declared, not yet enforced. docs/limits.md.
+# 8 limits: rate limits (429 with RateLimit headers) and quotas (docs/limits.md); sizes, time-outs and overload
+# shedding, per service or per endpoint (docs/limits-guards.md). All are enforced.
 limits:
   rate: { default: 100/min, by: ip }
 

@@ -14,8 +14,6 @@ import { guardBlocks } from './guards-docs.ts';
 
 export const LIMITS_HEADING = 'Limits';
 const NOT_SHOWN = 'Rate limits, size limits, time-outs and quotas: not shown.';
-/** What the limits part does not run yet: the documents say so wherever such a limit appears. */
-export const NOT_ENFORCED = 'declared, not yet enforced';
 
 const WINDOWS: Array<[number, string]> = [
   [86_400_000, 'day'],
