@@ -4,11 +4,8 @@ export const openapiCommand = documentCommand(
   'openapi',
   'write the OpenAPI 3.1 document (JSON or YAML)',
   async () => {
-    const [{ buildOpenApi }, { buildOpenApiAt }] = await Promise.all([
-      import('../emit/openapi.ts'),
-      import('../emit/versioned.ts'),
-    ]);
-    return (plan, version) => (version ? buildOpenApiAt(plan, version) : buildOpenApi(plan));
+    const { buildOpenApiAt, buildOpenApiNewest } = await import('../emit/versioned.ts');
+    return (plan, version) => (version ? buildOpenApiAt(plan, version) : buildOpenApiNewest(plan));
   },
   true,
 );

@@ -4,9 +4,16 @@ import type { Plan } from '../plan/types.ts';
 import { buildOpenApi } from './openapi.ts';
 
 /** The plan as a caller of an older version sees it (its records' fields as that version names and types them). */
-export const planAtVersion = (plan: Plan, id: string): Plan =>
-  !plan.versioning || id === plan.versioning.newest ? plan : buildPlan(specAtVersion(plan.spec, id), plan.dir);
+export const planAtVersion = (plan: Plan, id: string): Plan => {
+  if (!plan.versioning) return plan;
+  const spec = specAtVersion(plan.spec, id);
+  return spec === plan.spec ? plan : buildPlan(spec, plan.dir);
+};
 
 /** The OpenAPI document of one declared version: /openapi/<version>.json and `ninefold openapi --api-version`. */
 export const buildOpenApiAt = (plan: Plan, id: string): Record<string, unknown> =>
   buildOpenApi(planAtVersion(plan, id), id);
+
+/** /openapi.json: the newest version's document (without what that version removed), or the one document. */
+export const buildOpenApiNewest = (plan: Plan): Record<string, unknown> =>
+  plan.versioning ? buildOpenApiAt(plan, plan.versioning.newest) : buildOpenApi(plan);

@@ -40,8 +40,8 @@ const withNonce = (html: string, nonce: string) =>
 
 /** The documents, each rendered when first asked for: the emitters and the Mermaid bundle load only then. */
 const openapiText = async (plan: Plan): Promise<PageText> => {
-  const { buildOpenApi } = await import('../emit/openapi.ts');
-  return { text: JSON.stringify(buildOpenApi(plan)), headers: { 'content-type': JSON_TYPE } };
+  const { buildOpenApiNewest } = await import('../emit/versioned.ts');
+  return { text: JSON.stringify(buildOpenApiNewest(plan)), headers: { 'content-type': JSON_TYPE } };
 };
 const versionText = async (plan: Plan, id: string): Promise<PageText> => {
   const { buildOpenApiAt } = await import('../emit/versioned.ts');

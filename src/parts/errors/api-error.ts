@@ -20,6 +20,8 @@ export class ApiError extends Error {
     readonly errors?: readonly FieldError[],
     readonly extensions?: Readonly<Record<string, unknown>>,
     readonly headers?: Readonly<Record<string, string | string[]>>,
+    /** Another status than the catalogue's: an older API version's (versioning `error` changes). */
+    readonly status?: number,
   ) {
     super(detail ?? code);
     this.name = 'ApiError';

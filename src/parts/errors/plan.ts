@@ -25,6 +25,13 @@ export const planErrors = (spec: ServiceSpec): ErrorsPlan => {
         builtIn: false,
       });
   }
+  // The codes older API versions answer instead (versioning `error` changes), with the status they had.
+  for (const version of spec.versioning?.versions ?? [])
+    for (const { error } of version.changes ?? []) {
+      const now = error ? catalogue.get(error.code) : undefined;
+      if (!error?.was.code || !now || catalogue.has(error.was.code)) continue;
+      catalogue.set(error.was.code, { ...now, code: error.was.code, status: error.was.status ?? now.status });
+    }
   const wording = new Map<string, ErrorWording>();
   for (const [code, remap] of [...Object.entries(preset?.remap ?? {}), ...Object.entries(spec.errors?.remap ?? {})]) {
     const entry = catalogue.get(code);

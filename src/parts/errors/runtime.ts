@@ -44,7 +44,7 @@ export const createProblemRenderer = (plan: ErrorsPlan) => {
     const context: ProblemContext = typeof where === 'string' ? { instance: where } : (where ?? {});
     const entry = plan.catalogue.get(error.code) ?? internal;
     const code = plan.catalogue.has(error.code) ? error.code : 'internal';
-    const status = entry?.status ?? 500;
+    const status = (code === error.code ? error.status : undefined) ?? entry?.status ?? 500;
     const title = entry?.title ?? 'Internal error';
     const wording = plan.wording.get(code);
     const detail = wording?.message ?? error.detail;

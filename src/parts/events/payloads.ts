@@ -1,7 +1,7 @@
 import type { RuntimeContext } from '../../runtime/context.ts';
 import type { Row, StoredEvent, WebhookEndpoint } from '../../storage/index.ts';
 import type { Principal } from '../auth/principal.ts';
-import { createEventShift } from '../versioning/event-shift.ts';
+import { createEventShift, eventInVersion } from '../versioning/event-shift.ts';
 import { createEventWire } from './event-wire.ts';
 import { staticTargetProblem } from './targets.ts';
 import { createEventFilter } from './visible.ts';
@@ -27,6 +27,7 @@ export const createPayloads = (ctx: RuntimeContext) => {
   const onWire = createEventWire(ctx.plan);
   // The payload in the API version the endpoint is pinned to (versioning part).
   const inVersion = createEventShift(ctx.plan);
+  const typeInVersion = eventInVersion(ctx.plan);
   const noRoles: Principal = { subject: '', roles: [], scheme: 'callback', claims: {} };
 
   const forCallback = (endpoint: WebhookEndpoint, event: StoredEvent): Outgoing | { problem: string } | undefined => {
@@ -50,6 +51,7 @@ export const createPayloads = (ctx: RuntimeContext) => {
   return (endpoint: WebhookEndpoint, event: StoredEvent): Outgoing | { problem: string } | undefined => {
     if (endpoint.kind === 'callback') return forCallback(endpoint, event);
     if (endpoint.events.length && !endpoint.events.includes(event.type)) return undefined;
+    if (!typeInVersion(event.type, endpoint.apiVersion)) return undefined;
     const owner: Principal = {
       subject: endpoint.ownerSubject,
       roles: endpoint.ownerRoles,

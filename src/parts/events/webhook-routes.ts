@@ -37,8 +37,11 @@ export const webhookRoutes = (
   const offered = ctx.plan.events.webhooks?.events;
   const allowPrivate = ctx.plan.events.delivery.allowPrivateTargets;
   const versions = ctx.plan.versioning?.ids;
+  // Event types a version does not have (added after it, or removed in it or before): not subscribable there.
+  const absent = (version: unknown) =>
+    typeof version === 'string' ? ctx.plan.versioning?.absent.get(version) : undefined;
 
-  const validate = async (body: unknown, creating: boolean) => {
+  const validate = async (body: unknown, creating: boolean, version: string | undefined) => {
     if (body === null || typeof body !== 'object' || Array.isArray(body)) {
       throw new ApiError('validation_failed', 'The body must be an object.');
     }
@@ -59,9 +62,12 @@ export const webhookRoutes = (
       if (why) problems.push({ pointer: '#/url', code: 'forbidden_target', message: `url ${why}` });
     }
     if (b.events !== undefined) {
+      const missing = absent(b.apiVersion ?? version);
       if (
         !Array.isArray(b.events) ||
-        b.events.some((e) => typeof e !== 'string' || !known.has(e) || (offered && !offered.includes(e)))
+        b.events.some(
+          (e) => typeof e !== 'string' || !known.has(e) || (offered && !offered.includes(e)) || missing?.has(e),
+        )
       )
         problems.push({
           pointer: '#/events',
@@ -152,7 +158,7 @@ export const webhookRoutes = (
           { location: `${ctx.plan.service.basePath}${base}/${endpoint.id}` },
         );
       },
-      { body: 'json', validate: (input) => validate(input.body, true).then(() => undefined) },
+      { body: 'json', validate: (input) => validate(input.body, true, input.apiVersion).then(() => undefined) },
     ),
     route('GET', '', 'list', async ({ principal }) =>
       json(200, { data: (await ctx.store.webhooks.listEndpoints(principal?.subject ?? '')).map(shown) }),
@@ -181,7 +187,7 @@ export const webhookRoutes = (
         const updated = (await ctx.store.webhooks.getEndpoint(endpoint.id)) as WebhookEndpoint;
         return json(200, shown(updated));
       },
-      { body: 'json', validate: (input) => validate(input.body, false).then(() => undefined) },
+      { body: 'json', validate: (input) => validate(input.body, false, input.apiVersion).then(() => undefined) },
     ),
     route('DELETE', '/{id}', 'delete', async (input) => {
       const endpoint = await own(input);

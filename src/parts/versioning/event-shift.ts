@@ -30,3 +30,12 @@ export const createEventShift = (plan: Plan) => {
     return { ...view, data };
   };
 };
+
+/**
+ * Whether a receiver pinned to `apiVersion` may be sent an event of this type: not when the type was added after
+ * that version or removed in it or before (`add-event`, `remove-event`). Unpinned receivers get every type.
+ */
+export const eventInVersion =
+  (plan: Plan) =>
+  (type: string, apiVersion: string | undefined): boolean =>
+    apiVersion === undefined || !plan.versioning?.absent.get(apiVersion)?.has(type);

@@ -1,7 +1,9 @@
 import type { ResourcePlan } from '../../plan/types.ts';
 import type { ServiceSpec } from '../../spec/schema.ts';
 import type { ChangeSchema } from './schema.ts';
+import { findOperation, operationKey } from './operation-name.ts';
 import { compileShift, type RecordShift } from './shift.ts';
+import type { TransformModules } from './transform.ts';
 
 export type Change = (typeof ChangeSchema)['static'];
 
@@ -34,7 +36,55 @@ export interface VersioningPlan {
   readonly mediaType: string;
   /** Version → resource → how its records change between that version and the newest (absent: none). */
   readonly shifts: ReadonlyMap<string, ReadonlyMap<string, RecordShift>>;
+  /**
+   * Version → what it does not have: operations (`Customer.delete`, `POST /customers/{id}/archive`), transitions
+   * (`Order.ship`) and event types added after it or removed in it or before. Absent: it has everything.
+   */
+  readonly absent: ReadonlyMap<string, ReadonlySet<string>>;
+  /** Version → error code of the newest → the code and status that version answers instead. */
+  readonly errors: ReadonlyMap<string, ReadonlyMap<string, OldError>>;
+  /** Transform modules by the path the spec gives, loaded at start-up (versioning part). */
+  readonly transforms: TransformModules;
 }
+
+/** An error as an older version answers it. */
+export interface OldError {
+  readonly code: string;
+  readonly status?: number;
+}
+
+type VersionSpec = NonNullable<ServiceSpec['versioning']>['versions'][number];
+
+/** The operations, transitions and events added after version `i`, or removed in it or before it. */
+const absentAt = (spec: ServiceSpec, versions: readonly VersionSpec[], i: number): Set<string> => {
+  const out = new Set<string>();
+  const operation = (name: string | undefined) => {
+    const found = name ? findOperation(spec, name) : undefined;
+    return found ? operationKey(found) : undefined;
+  };
+  for (const [v, version] of versions.entries())
+    for (const c of version.changes ?? []) {
+      const transition = (name: string | undefined) => (name ? `${c.resource ?? ''}.${name}` : undefined);
+      const added = [operation(c['add-operation']), transition(c['add-transition']), c['add-event']];
+      const removed = [operation(c['remove-operation']), transition(c['remove-transition']), c['remove-event']];
+      for (const name of v > i ? added : removed) if (name) out.add(name);
+    }
+  return out;
+};
+
+/** Error codes of the newest as version `i` answers them: each later version's error change undone, newest first. */
+const errorsAt = (versions: readonly VersionSpec[], i: number): Map<string, OldError> => {
+  const changes = versions.slice(i + 1).flatMap((v) => (v.changes ?? []).flatMap((c) => (c.error ? [c.error] : [])));
+  const out = new Map<string, OldError>();
+  const codes = new Set(changes.map((e) => e.code));
+  for (const code of codes) {
+    let shown: OldError = { code };
+    for (const e of [...changes].reverse())
+      if (e.code === shown.code) shown = { code: e.was.code ?? e.code, ...(e.was.status ? { status: e.was.status } : {}) };
+    out.set(code, shown);
+  }
+  return out;
+};
 
 const dayMs = (date: string | undefined): number | undefined =>
   date === undefined ? undefined : Date.parse(`${date}T00:00:00Z`);
@@ -63,17 +113,27 @@ export const planVersioning = (
     });
   }
   const byName = new Map(resources.map((r) => [r.name, r]));
+  const transforms: TransformModules = new Map();
   const shifts = new Map<string, Map<string, RecordShift>>();
+  const absent = new Map<string, Set<string>>();
+  const errors = new Map<string, Map<string, OldError>>();
+  for (const [i, id] of ids.entries()) {
+    const gone = absentAt(spec, v.versions, i);
+    if (gone.size) absent.set(id, gone);
+    const changed = errorsAt(v.versions, i);
+    if (changed.size) errors.set(id, changed);
+  }
   for (let i = 0; i < ids.length - 1; i++) {
     // The changes of every later version, oldest first: what turns a record of version i into the newest.
     const later = v.versions.slice(i + 1).flatMap((x) => x.changes ?? []);
     const perResource = new Map<string, RecordShift>();
-    for (const name of new Set(later.map((c) => c.resource))) {
+    for (const name of new Set(later.flatMap((c) => (records(c) && c.resource ? [c.resource] : [])))) {
       const resource = byName.get(name);
       if (!resource) continue;
       const shift = compileShift(
         resource,
-        later.filter((c) => c.resource === name),
+        later.filter((c) => c.resource === name && records(c)),
+        transforms,
       );
       perResource.set(name, shift);
     }
@@ -90,5 +150,12 @@ export const planVersioning = (
     fallback: v.default ?? newest,
     mediaType: `application/vnd.${service}+json`,
     shifts,
+    absent,
+    errors,
+    transforms,
   };
 };
+
+/** Whether a change reshapes records (the others change routes, events or errors). */
+const records = (c: Change): boolean =>
+  Boolean(c.rename || c.add || c.remove || c.retype || c.require || c['enum-add'] || c.move || c.transform);

@@ -1,5 +1,8 @@
 import type { ServiceSpec } from '../../spec/schema.ts';
 import type { FieldSpec } from '../resources/field-schema.ts';
+import { OPERATIONS } from '../endpoints/operations.ts';
+import { DEFAULT_OPERATIONS } from '../endpoints/plan.ts';
+import { findOperation } from './operation-name.ts';
 import type { ChangeSchema } from './schema.ts';
 
 type Change = (typeof ChangeSchema)['static'];
@@ -54,11 +57,87 @@ const removedField = (shown: unknown): FieldSpec => {
   return { type, ...(shown === undefined ? {} : { default: shown }), description: 'Removed in a later version.' };
 };
 
+const recAt = (parent: Rec, key: string): Rec => {
+  if (!isRec(parent[key])) parent[key] = {};
+  return parent[key] as Rec;
+};
+
+/** Takes an operation, transition, custom endpoint or event type out of a spec (for a version that lacks it). */
+const drop = (spec: Rec, change: Change, operation: string | undefined, transition: string | undefined, event?: string) => {
+  const resources = isRec(spec.resources) ? spec.resources : {};
+  const dropTransition = (resource: string, name: string) => {
+    const states = isRec(resources[resource]) ? (resources[resource] as Rec).states : undefined;
+    if (isRec(states) && isRec(states.transitions)) {
+      const { [name]: _, ...rest } = states.transitions;
+      states.transitions = rest;
+    }
+    const rules = isRec(spec.auth) && isRec(spec.auth.rules) ? spec.auth.rules[resource] : undefined;
+    if (isRec(rules) && isRec(rules.transitions)) {
+      const { [name]: _, ...rest } = rules.transitions;
+      rules.transitions = rest;
+    }
+  };
+  if (transition && change.resource) dropTransition(change.resource, transition);
+  const found = operation ? findOperation(spec as unknown as ServiceSpec, operation) : undefined;
+  if (found?.kind === 'transition') dropTransition(found.resource, found.name);
+  if (found?.kind === 'operation' && (OPERATIONS as readonly string[]).includes(found.name)) {
+    const entry = recAt(recAt(spec, 'endpoints'), found.resource);
+    const listed = Array.isArray(entry.operations) ? (entry.operations as string[]) : [...DEFAULT_OPERATIONS];
+    entry.operations = listed.filter((o) => o !== found.name);
+  }
+  if (found?.kind === 'custom' && isRec(spec.endpoints) && Array.isArray(spec.endpoints.custom))
+    spec.endpoints.custom = spec.endpoints.custom.filter((c) => !isRec(c) || c.name !== found.name);
+  const declared = isRec(spec.events) && isRec(spec.events.declared) ? spec.events.declared : undefined;
+  if (event && declared && event in declared) {
+    const { [event]: _, ...rest } = declared;
+    (spec.events as Rec).declared = rest;
+  }
+};
+
+/** An error change undone: the old code in the catalogue and in the lists of endpoints, with its old status. */
+const undoError = (spec: Rec, error: NonNullable<Change['error']>) => {
+  const old = error.was.code ?? error.code;
+  const errors = recAt(spec, 'errors');
+  const catalogue = isRec(errors.catalogue) ? errors.catalogue : undefined;
+  const own = catalogue?.[error.code];
+  if (catalogue && isRec(own)) {
+    const { [error.code]: _, ...rest } = catalogue;
+    errors.catalogue = { ...rest, [old]: { ...own, ...(error.was.status ? { status: error.was.status } : {}) } };
+  } else if (error.was.status && old === error.code) {
+    // A built-in code with another status then (a renamed one is catalogued from the change itself: errors/plan.ts).
+    const remap = recAt(errors, 'remap');
+    remap[old] = { ...(isRec(remap[old]) ? remap[old] : {}), status: error.was.status };
+  }
+  const custom = isRec(spec.endpoints) && Array.isArray(spec.endpoints.custom) ? spec.endpoints.custom : [];
+  for (const c of custom)
+    if (isRec(c) && Array.isArray(c.errors)) c.errors = c.errors.map((e) => (e === error.code ? old : e));
+};
+
+/** A field moved into an object (`address.street`), put back at the top level as `from`. */
+const undoMove = (spec: Rec, resource: string, record: Rec, move: NonNullable<Change['move']>) => {
+  const fields = record.fields as Rec;
+  const [parent = '', child = ''] = move.to.split('.');
+  const holder = isRec(fields[parent]) ? { ...(fields[parent] as Rec) } : undefined;
+  const inner = holder && isRec(holder.fields) ? (holder.fields as Rec) : {};
+  const moved = inner[child];
+  if (!holder || moved === undefined) return;
+  const { [child]: _, ...rest } = inner;
+  const out: Rec = { ...fields, [move.from]: moved };
+  if (Object.keys(rest).length) out[parent] = { ...holder, fields: rest };
+  else delete out[parent];
+  record.fields = out;
+  rewriteNames(spec, resource, (name) =>
+    name === move.to ? move.from : name === parent && !out[parent] ? undefined : name,
+  );
+};
+
 /** Undoes one change on a spec: the resource as it was before the version that made it. */
 const undo = (spec: Rec, change: Change) => {
+  drop(spec, change, change['add-operation'], change['add-transition'], change['add-event']);
+  if (change.error) undoError(spec, change.error);
   const resources = spec.resources as Rec | undefined;
-  const resource = resources?.[change.resource];
-  if (!isRec(resource) || !isRec(resource.fields)) return;
+  const resource = change.resource ? resources?.[change.resource] : undefined;
+  if (!change.resource || !isRec(resource) || !isRec(resource.fields)) return;
   let fields = resource.fields;
   if (change.rename) {
     const { from, to } = change.rename;
@@ -79,6 +158,22 @@ const undo = (spec: Rec, change: Change) => {
     if (current.required !== undefined && was.required === undefined) was.required = current.required;
     resource.fields = { ...(resource.fields as Rec), [change.retype.field]: was };
   }
+  const now = resource.fields as Rec;
+  if (change.require && isRec(now[change.require])) {
+    const { required: _, ...field } = now[change.require] as Rec;
+    resource.fields = {
+      ...now,
+      [change.require]: change.default === undefined ? field : { ...field, default: change.default },
+    };
+  }
+  const enumAdd = change['enum-add'];
+  if (enumAdd && isRec(now[enumAdd.field])) {
+    const field = now[enumAdd.field] as Rec;
+    const values = Array.isArray(field.values) ? field.values.filter((x) => !enumAdd.values.includes(String(x))) : [];
+    const shown = enumAdd.values.includes(String(field.default)) ? { default: enumAdd.fallback } : {};
+    resource.fields = { ...(resource.fields as Rec), [enumAdd.field]: { ...field, values, ...shown } };
+  }
+  if (change.move) undoMove(spec, change.resource, resource, change.move);
 };
 
 /**
@@ -88,9 +183,14 @@ const undo = (spec: Rec, change: Change) => {
 export const specAtVersion = (spec: ServiceSpec, id: string): ServiceSpec => {
   const versions = spec.versioning?.versions ?? [];
   const index = versions.findIndex((v) => v.id === id);
-  if (index < 0 || index === versions.length - 1) return spec;
+  // What was removed in this version or before: the engine keeps it for older versions, this one lacks it.
+  const removals = versions
+    .slice(0, index + 1)
+    .flatMap((v) => (v.changes ?? []).filter((c) => c['remove-operation'] || c['remove-transition'] || c['remove-event']));
+  if (index < 0 || (index === versions.length - 1 && removals.length === 0)) return spec;
   const out = structuredClone(spec) as unknown as Rec;
   for (let v = versions.length - 1; v > index; v--)
     for (const change of [...(versions[v]?.changes ?? [])].reverse()) undo(out, change);
+  for (const c of removals) drop(out, c, c['remove-operation'], c['remove-transition'], c['remove-event']);
   return out as unknown as ServiceSpec;
 };

@@ -5,7 +5,8 @@ import { ApiError, type FieldError } from '../errors/api-error.ts';
 import { createRecordDown, shiftAnswer, shiftQuery } from './answer-shift.ts';
 import type { VersioningPlan, VersionPlan } from './plan.ts';
 import { requestedVersion } from './select.ts';
-import type { RecordShift } from './shift.ts';
+import type { RecordShift, WriteAction } from './shift.ts';
+import { loadTransforms } from './transform.ts';
 
 const WRITES = new Set(['create', 'update', 'replace']);
 /** Answers that are records of the route's resource (a transition answers the record too). */
@@ -31,22 +32,35 @@ const retirementHeaders = (reply: FastifyReply, version: VersionPlan) => {
   reply.header('link', typeof current === 'string' && current ? `${current}, ${links.join(', ')}` : links.join(', '));
 };
 
-/** Errors of the newest version as an older one names them: pointers and the field names messages quote. */
-const shiftError = (shift: RecordShift) => (error: ApiError) => {
-  if (!error.errors?.length && !error.detail) return error;
-  const field = (e: FieldError): FieldError => ({
-    ...e,
-    pointer: shift.pointer(e.pointer),
-    message: shift.message(e.message),
-  });
-  return new ApiError(
-    error.code,
-    error.detail === undefined ? undefined : shift.message(error.detail),
-    error.errors?.map(field),
-    error.extensions,
-    error.headers,
-  );
-};
+/**
+ * Errors of the newest version as an older one answers them: pointers and the field names messages quote, the code
+ * and status an error change replaced, and only the transitions that version has in `allowedTransitions`.
+ */
+const shiftError =
+  (
+    shift: RecordShift | undefined,
+    codes: ReadonlyMap<string, { code: string; status?: number }> | undefined,
+    transitionAbsent: ((name: string) => boolean) | undefined,
+  ) =>
+  (error: ApiError) => {
+    const old = codes?.get(error.code);
+    const allowed = error.extensions?.allowedTransitions;
+    const filter = transitionAbsent && Array.isArray(allowed);
+    if (!old && !filter && (!shift || (!error.errors?.length && !error.detail))) return error;
+    const field = (e: FieldError): FieldError =>
+      shift ? { ...e, pointer: shift.pointer(e.pointer), message: shift.message(e.message) } : e;
+    const extensions = filter
+      ? { ...error.extensions, allowedTransitions: allowed.filter((t) => !transitionAbsent(String(t))) }
+      : error.extensions;
+    return new ApiError(
+      old?.code ?? error.code,
+      error.detail === undefined || !shift ? error.detail : shift.message(error.detail),
+      error.errors?.map(field),
+      extensions,
+      error.headers,
+      old?.status ?? error.status,
+    );
+  };
 
 /**
  * Part 9 on the server: every route but the built-in pages learns its version before the body is read (the
@@ -55,10 +69,14 @@ const shiftError = (shift: RecordShift) => (error: ApiError) => {
  */
 export const versioningPart: ServerPart = {
   name: 'versioning',
-  install(host) {
+  async install(host) {
     const { plan, ctx } = host;
     const versioning: VersioningPlan | undefined = plan.versioning;
     if (!versioning) return;
+    const modules = (plan.spec.versioning?.versions ?? []).flatMap((v) =>
+      (v.changes ?? []).flatMap((c) => (c.transform ? [c.transform] : [])),
+    );
+    await loadTransforms(plan.dir, modules, versioning.transforms);
     const { newest, byId, ids } = versioning;
     const header = plan.spec.versioning?.name ?? 'Api-Version';
     const vary = versioning.scheme === 'header' ? header : versioning.scheme === 'media-type' ? 'Accept' : '';
@@ -74,6 +92,9 @@ export const versioningPart: ServerPart = {
     host.step('version', (route) => {
       if (route.root) return undefined;
       const list = route.kind.action === 'list' && !route.kind.custom;
+      // The versions this route is not part of: added after them, or removed in them or before.
+      const absentIn = new Set(ids.filter((v) => versioning.absent.get(v)?.has(route.operation)));
+      const resource = route.kind.resource;
       return (exchange) => {
         const { request, reply } = exchange;
         const pinned = exchange.principal?.claims.apiVersion;
@@ -99,11 +120,13 @@ export const versioningPart: ServerPart = {
             undefined,
             { versions: ids.filter((v) => !isSunset(byId.get(v), ctx.now())) },
           );
-        if (id === newest) return;
-        const shift = shiftOf(exchange);
-        if (!shift) return;
-        exchange.reshapeError = shiftError(shift);
-        if (list) shiftQuery(request.query as Record<string, unknown>, shift);
+        if (absentIn.has(id)) throw new ApiError('not_found', 'No such path.');
+        const absent = versioning.absent.get(id);
+        const transitionAbsent = absent && resource ? (t: string) => absent.has(`${resource}.${t}`) : undefined;
+        const codes = versioning.errors.get(id);
+        const shift = id === newest ? undefined : shiftOf(exchange);
+        if (shift || codes || transitionAbsent) exchange.reshapeError = shiftError(shift, codes, transitionAbsent);
+        if (shift && list) shiftQuery(request.query as Record<string, unknown>, shift);
       };
     });
 
@@ -113,7 +136,7 @@ export const versioningPart: ServerPart = {
       return (exchange) => {
         if (exchange.version === newest) return;
         const shift = shiftOf(exchange);
-        if (shift) exchange.body = shift.up(exchange.body);
+        if (shift) exchange.body = shift.up(exchange.body, action as WriteAction);
       };
     });
 
