@@ -665,6 +665,61 @@ versioning:
     ],
   },
   {
+    rule: 'versioning: change kinds beyond rename, add, remove and retype',
+    spec: `ninefold: 1
+service: { name: s }
+resources:
+  Customer:
+    fields:
+      fullName: { type: string }
+      tier: { type: enum, values: [free, pro] }
+      address: { type: object, fields: { street: { type: string } } }
+    states:
+      field: status
+      initial: open
+      states: { open: {}, done: {} }
+      final: [done]
+      transitions: { finish: { from: open, to: done } }
+versioning:
+  scheme: header
+  versions:
+    - id: v1
+    - id: v2
+      changes:
+        - { resource: Customer, require: fulName }
+        - { resource: Customer, enum-add: { field: tier, values: [vip], fallback: pro } }
+        - { resource: Customer, enum-add: { field: tier, values: [pro], fallback: pro } }
+        - { resource: Customer, move: { from: street, to: address.road } }
+        - { remove-operation: Customer.destroy }
+        - { add-operation: "POST /customers/{id}/archive" }
+        - { resource: Customer, add-transition: close }
+        - { add-event: Customer.closed }
+        - { error: { code: no_such_code, was: { status: 400 } } }
+        - { error: { code: not_found, was: {} } }
+        - { resource: Customer, covers: [field-removed] }
+        - { resource: Customer, transform: ./t.ts, covers: [field-gone] }
+        - { add-transition: finish }
+        - { description: nothing }
+`,
+    expected: [
+      'unknown-change-field@21:42',
+      'invalid-change@22:67',
+      'invalid-change@23:83',
+      'unknown-change-field@24:59',
+      'unknown-change-target@25:31',
+      'unknown-change-target@26:28',
+      'unknown-change-target@27:49',
+      'unknown-change-target@28:24',
+      'unknown-change-target@29:28',
+      'invalid-change@30:44',
+      'invalid-change@31:11',
+      'invalid-change@31:41',
+      'invalid-change@32:61',
+      'invalid-change@33:11',
+      'invalid-change@34:11',
+    ],
+  },
+  {
     rule: 'views and computed fields',
     spec: `ninefold: 1
 service: { name: s }

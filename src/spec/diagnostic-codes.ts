@@ -397,6 +397,16 @@ export const DIAGNOSTIC_CODES = {
     part: 'versioning',
     summary: 'A version change names a field or resource that does not exist.',
   },
+  'unknown-change-target': {
+    severity: 'error',
+    part: 'versioning',
+    summary: 'A version change names an operation, transition, event type or error code the spec does not declare.',
+  },
+  'invalid-change': {
+    severity: 'error',
+    part: 'versioning',
+    summary: 'A version change says nothing, lacks what its kind needs, or names values that do not fit.',
+  },
   'sunset-before-deprecation': {
     severity: 'error',
     part: 'versioning',
