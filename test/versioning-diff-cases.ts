@@ -348,4 +348,90 @@ export const COVERED: readonly DiffCase[] = [
     ),
     coveredBy: '2026-09-01',
   },
+  {
+    ...breaking(
+      'a field made required',
+      [
+        [PHONE, '      phone: { type: string, required: true }\n'],
+        [VERSIONS, version('{ resource: Customer, require: phone, default: "" }')],
+      ],
+      'field-made-required',
+      'phone:',
+      'required',
+    ),
+    coveredBy: '2026-09-01',
+  },
+  {
+    ...breaking(
+      'a field moved into an object',
+      [
+        [
+          '      nickname: { type: string, maxLength: 40 }\n',
+          '      alias: { type: object, fields: { nickname: { type: string, maxLength: 40 } } }\n',
+        ],
+        [VERSIONS, version('{ resource: Customer, move: { from: nickname, to: alias.nickname } }')],
+      ],
+      'field-removed',
+      'nickname:',
+      'nickname',
+      'old',
+    ),
+    coveredBy: '2026-09-01',
+  },
+  {
+    ...breaking(
+      'an error status changed',
+      [
+        ['out_of_stock: { status: 409', 'out_of_stock: { status: 422'],
+        [VERSIONS, version('{ error: { code: out_of_stock, was: { status: 409 } } }')],
+      ],
+      'status-changed',
+      'out_of_stock:',
+      'status',
+    ),
+    coveredBy: '2026-09-01',
+  },
+  {
+    ...breaking(
+      'an operation removed from a version on',
+      [[VERSIONS, version('{ remove-operation: Customer.delete }')]],
+      'operation-removed',
+      'remove-operation',
+      'remove-operation',
+    ),
+    coveredBy: '2026-09-01',
+  },
+  {
+    ...breaking(
+      'a transition removed from a version on',
+      [[VERSIONS, version('{ resource: Order, remove-transition: refund }')]],
+      'transition-removed',
+      'remove-transition',
+      'remove-transition',
+    ),
+    coveredBy: '2026-09-01',
+  },
+  {
+    ...breaking(
+      'an event removed from a version on',
+      [[VERSIONS, version('{ remove-event: Order.refundRequested }')]],
+      'event-removed',
+      'remove-event',
+      'remove-event',
+    ),
+    coveredBy: '2026-09-01',
+  },
+  {
+    ...breaking(
+      'a break only a transform can describe',
+      [
+        ['name: { type: string, minLength: 1, maxLength: 120', 'name: { type: string, minLength: 1, maxLength: 60'],
+        [VERSIONS, version('{ resource: Customer, transform: ./shorten.ts, covers: [constraint-tightened] }')],
+      ],
+      'constraint-tightened',
+      'name: { type: string, minLength: 1',
+      'maxLength',
+    ),
+    coveredBy: '2026-09-01',
+  },
 ];

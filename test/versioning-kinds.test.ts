@@ -119,7 +119,11 @@ describe('change kinds: routes, transitions, errors and events per version (head
     const long = await at('v1').send('POST', '/customers', { firstName: 'Gil', street: 'x'.repeat(41) });
     expect(long.status).toBe(422);
     expect(long.body.errors.map((e: { pointer: string }) => e.pointer)).toEqual(['#/street']);
-    const v3 = await at('v3').send('POST', '/customers', { displayName: 'Gil', country: 'GB', address: { street: 'x'.repeat(41) } });
+    const v3 = await at('v3').send('POST', '/customers', {
+      displayName: 'Gil',
+      country: 'GB',
+      address: { street: 'x'.repeat(41) },
+    });
     expect(v3.body.errors.map((e: { pointer: string }) => e.pointer)).toEqual(['#/address/street']);
   });
 
@@ -173,8 +177,10 @@ describe('change kinds: routes, transitions, errors and events per version (head
     await at('v3').send('POST', `/orders/${b.id}/archive`);
     // Deliveries keep their order per endpoint: once the last change reached both, the earlier ones did too.
     const last = await customer();
-    const types = (r: Receiver) => r.hits.map((h) => JSON.parse(h.body) as { type: string; data: { record?: { id?: string } } });
-    const reached = (r: Receiver) => types(r).some((e) => e.type === 'Customer.created' && e.data.record?.id === last.id);
+    const types = (r: Receiver) =>
+      r.hits.map((h) => JSON.parse(h.body) as { type: string; data: { record?: { id?: string } } });
+    const reached = (r: Receiver) =>
+      types(r).some((e) => e.type === 'Customer.created' && e.data.record?.id === last.id);
     await waitFor(() => reached(oldHook) && reached(newHook), 'the last event at both endpoints');
     const oldTypes = types(oldHook).map((e) => e.type);
     const newTypes = types(newHook).map((e) => e.type);
@@ -195,8 +201,9 @@ describe('change kinds: routes, transitions, errors and events per version (head
     expect(v1.paths['/customers/{id}'].delete).toBeDefined();
     expect(v3.paths['/customers/{id}'].delete).toBeUndefined();
     expect(newest.paths['/customers/{id}'].delete).toBeUndefined();
-    const schemaOf = (doc: { components: { schemas: Record<string, { properties: Record<string, { enum?: string[] }>; required?: string[] }> } }) =>
-      doc.components.schemas.Customer as { properties: Record<string, { enum?: string[] }>; required?: string[] };
+    const schemaOf = (doc: {
+      components: { schemas: Record<string, { properties: Record<string, { enum?: string[] }>; required?: string[] }> };
+    }) => doc.components.schemas.Customer as { properties: Record<string, { enum?: string[] }>; required?: string[] };
     expect(schemaOf(v1).properties.tier?.enum).toEqual(['free', 'pro']);
     expect(schemaOf(v3).properties.tier?.enum).toEqual(['free', 'pro', 'enterprise']);
     expect(Object.keys(schemaOf(v1).properties)).toContain('street');

@@ -31,9 +31,62 @@ const selection = (v: Versioning): Span[] => {
   }
 };
 
+/** The changes not about a resource's fields, in words. */
+const describeRoutes = (c: Change): Span[] => {
+  const out: Span[] = [];
+  const op = (name: string | undefined, added: boolean) => {
+    if (name)
+      out.push(
+        code(name),
+        added
+          ? ' is new; earlier versions answer 404 there and their documents leave it out. '
+          : ' is removed; it answers 404 from this version on, and earlier versions still have it. ',
+      );
+  };
+  op(c['add-operation'], true);
+  op(c['remove-operation'], false);
+  const transition = (name: string | undefined, added: boolean) => {
+    if (name)
+      out.push(
+        'the transition ',
+        code(name),
+        added
+          ? ' is new; earlier versions answer 404 for it and leave it out of allowedTransitions. '
+          : ' is removed; it answers 404 from this version on, and earlier versions still have it. ',
+      );
+  };
+  transition(c['add-transition'], true);
+  transition(c['remove-transition'], false);
+  if (c['add-event'])
+    out.push(
+      'the event ',
+      code(c['add-event']),
+      ' is new; webhook endpoints of earlier versions neither get it nor may subscribe to it. ',
+    );
+  if (c['remove-event'])
+    out.push(
+      'the event ',
+      code(c['remove-event']),
+      ' is removed; only webhook endpoints of earlier versions still get it. ',
+    );
+  if (c.error) {
+    const was = c.error.was;
+    out.push(
+      'the error ',
+      code(c.error.code),
+      ' is new; earlier versions are answered ',
+      ...(was.code ? [code(was.code)] : ['it']),
+      was.status ? ` with status ${was.status}. ` : '. ',
+    );
+  }
+  return out;
+};
+
 /** One change in words, saying what a caller of the versions before it sends and sees. */
 const describeChange = (c: Change): Span[] => {
-  const out: Span[] = [`${c.resource}: `];
+  const routes = describeRoutes(c);
+  if (!c.resource) return [...routes, ...(c.description ? [c.description] : [])];
+  const out: Span[] = [`${c.resource}: `, ...routes];
   if (c.rename)
     out.push(
       code(c.rename.from),
@@ -54,6 +107,37 @@ const describeChange = (c: Change): Span[] => {
     out.push(
       code(c.retype.field),
       ` changes type; earlier versions send and see it as ${c.retype.from.type}, converted where it has an exact spelling.`,
+    );
+  if (c.require)
+    out.push(
+      code(c.require),
+      ' is required; ',
+      ...(c.default === undefined
+        ? ['earlier versions must send it too.']
+        : ['a request of an earlier version without it gets ', code(JSON.stringify(c.default)), '.']),
+    );
+  const e = c['enum-add'];
+  if (e)
+    out.push(
+      code(e.field),
+      ' may be ',
+      ...e.values.flatMap((v, i) => [...(i ? [', '] : []), code(v)]),
+      '; earlier versions may not send it and see ',
+      code(e.fallback),
+      ' instead.',
+    );
+  if (c.move)
+    out.push(
+      code(c.move.from),
+      ' moves into ',
+      code(c.move.to),
+      '; earlier versions still send and see it at the top level.',
+    );
+  if (c.transform)
+    out.push(
+      'records of earlier versions pass through ',
+      code(c.transform),
+      ' (its request function on the way in, its answer function on the way out).',
     );
   if (c.description) out.push(` ${c.description}`);
   return out;

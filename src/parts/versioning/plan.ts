@@ -1,7 +1,7 @@
 import type { ResourcePlan } from '../../plan/types.ts';
 import type { ServiceSpec } from '../../spec/schema.ts';
-import type { ChangeSchema } from './schema.ts';
 import { findOperation, operationKey } from './operation-name.ts';
+import type { ChangeSchema } from './schema.ts';
 import { compileShift, type RecordShift } from './shift.ts';
 import type { TransformModules } from './transform.ts';
 
@@ -80,7 +80,8 @@ const errorsAt = (versions: readonly VersionSpec[], i: number): Map<string, OldE
   for (const code of codes) {
     let shown: OldError = { code };
     for (const e of [...changes].reverse())
-      if (e.code === shown.code) shown = { code: e.was.code ?? e.code, ...(e.was.status ? { status: e.was.status } : {}) };
+      if (e.code === shown.code)
+        shown = { code: e.was.code ?? e.code, ...(e.was.status ? { status: e.was.status } : {}) };
     out.set(code, shown);
   }
   return out;

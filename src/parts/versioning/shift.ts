@@ -152,7 +152,8 @@ const stepOf = (change: Change, c: StepContext): Step[] => {
     const field = name(change.require);
     const given = change.default;
     steps.push({
-      up: (body, _, action) => (action === 'update' || field in body || given === undefined ? body : { ...body, [field]: given }),
+      up: (body, _, action) =>
+        action === 'update' || field in body || given === undefined ? body : { ...body, [field]: given },
       down: (record) => record,
     });
   }

@@ -1,7 +1,7 @@
 import type { ServiceSpec } from '../../spec/schema.ts';
-import type { FieldSpec } from '../resources/field-schema.ts';
 import { OPERATIONS } from '../endpoints/operations.ts';
 import { DEFAULT_OPERATIONS } from '../endpoints/plan.ts';
+import type { FieldSpec } from '../resources/field-schema.ts';
 import { findOperation } from './operation-name.ts';
 import type { ChangeSchema } from './schema.ts';
 
@@ -63,7 +63,13 @@ const recAt = (parent: Rec, key: string): Rec => {
 };
 
 /** Takes an operation, transition, custom endpoint or event type out of a spec (for a version that lacks it). */
-const drop = (spec: Rec, change: Change, operation: string | undefined, transition: string | undefined, event?: string) => {
+const drop = (
+  spec: Rec,
+  change: Change,
+  operation: string | undefined,
+  transition: string | undefined,
+  event?: string,
+) => {
   const resources = isRec(spec.resources) ? spec.resources : {};
   const dropTransition = (resource: string, name: string) => {
     const states = isRec(resources[resource]) ? (resources[resource] as Rec).states : undefined;
@@ -186,7 +192,9 @@ export const specAtVersion = (spec: ServiceSpec, id: string): ServiceSpec => {
   // What was removed in this version or before: the engine keeps it for older versions, this one lacks it.
   const removals = versions
     .slice(0, index + 1)
-    .flatMap((v) => (v.changes ?? []).filter((c) => c['remove-operation'] || c['remove-transition'] || c['remove-event']));
+    .flatMap((v) =>
+      (v.changes ?? []).filter((c) => c['remove-operation'] || c['remove-transition'] || c['remove-event']),
+    );
   if (index < 0 || (index === versions.length - 1 && removals.length === 0)) return spec;
   const out = structuredClone(spec) as unknown as Rec;
   for (let v = versions.length - 1; v > index; v--)

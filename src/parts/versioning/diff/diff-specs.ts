@@ -1,6 +1,7 @@
 import type { ServiceSpec } from '../../../spec/schema.ts';
 import type { PathSegment, SourceMap } from '../../../spec/source-map.ts';
 import { DiffCollector, isRec, listOf, recOf, type SpecChange, same } from './diff-collector.ts';
+import { coversOf, declaredRemovals } from './diff-covers.ts';
 import { diffErrors, diffEvents, diffLimits, diffVersioning } from './diff-delivery.ts';
 import { diffAuth, diffEndpoints } from './diff-interface.ts';
 import { diffResources } from './diff-resources.ts';
@@ -54,7 +55,7 @@ export const diffSpecs = (old: DiffSide, now: DiffSide): LocatedChange[] => {
   for (const version of added)
     for (const c of version.changes ?? []) {
       const key = (kind: string, field: string) => covers.set(`${c.resource}\0${kind}\0${field}`, version.id);
-      if (c.rename) {
+      if (c.rename && c.resource) {
         key('rename', `${c.rename.from}>${c.rename.to}`);
         const map = renames.get(c.resource) ?? new Map<string, string>();
         renames.set(c.resource, map.set(c.rename.to, c.rename.from));
@@ -77,12 +78,19 @@ export const diffSpecs = (old: DiffSide, now: DiffSide): LocatedChange[] => {
   if (recOf(a.service).name !== recOf(b.service).name)
     d.add('other-change', 'new', ['service', 'name'], 'service name changed (its media type and event sources)');
   walk(d, a, b, []);
+  const removals = new Set(declaredRemovals(d, now.spec, added));
+  const declared = coversOf(added);
   return d.changes
     .map((c): LocatedChange => {
       const source = c.side === 'old' ? old.source : now.source;
       const at = source.locate(c.pointer, 'key');
       const s = c.subject;
-      const coveredBy = c.breaking && s ? covers.get(`${s.resource}\0${s.kind}\0${s.field}`) : undefined;
+      const coveredBy = !c.breaking
+        ? undefined
+        : removals.has(c)
+          ? (now.spec.versioning?.versions[Number(c.pointer.split('/')[3])]?.id as string)
+          : ((s ? covers.get(`${s.resource}\0${s.kind}\0${s.field}`) : undefined) ??
+            declared.find((x) => x.covers(c))?.version);
       return { ...c, file: source.file, ...(at ?? {}), ...(coveredBy ? { coveredBy } : {}) };
     })
     .sort(
