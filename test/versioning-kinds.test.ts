@@ -210,4 +210,22 @@ describe('change kinds: routes, transitions, errors and events per version (head
     expect(Object.keys(schemaOf(v1).properties)).not.toContain('address');
     expect(JSON.stringify(v1)).toContain('transition_refused');
   });
+
+  it('the nine-part document says each change in words', async () => {
+    const page = await call(served.url, 'GET', '/docs/spec');
+    expect(page.status).toBe(200);
+    const text = page.text.replace(/<[^>]+>/g, '');
+    for (const words of [
+      'country is required; a request of an earlier version without it gets &quot;GB&quot;',
+      'tier may be enterprise; earlier versions may not send it and see pro instead',
+      'street moves into address.street',
+      'POST /customers/{id}/archive is new; earlier versions answer 404',
+      'Customer.delete is removed; it answers 404 from this version on',
+      'the transition archive is new',
+      'the event Order.cancelled is removed; only webhook endpoints of earlier versions still get it',
+      'the error transition_refused is answered as invalid_transition; earlier versions still get transition_refused with status 400',
+      'records of earlier versions pass through ./name-parts.ts',
+    ])
+      expect(text).toContain(words);
+  });
 });

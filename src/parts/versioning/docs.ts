@@ -70,14 +70,19 @@ const describeRoutes = (c: Change): Span[] => {
       ' is removed; only webhook endpoints of earlier versions still get it. ',
     );
   if (c.error) {
-    const was = c.error.was;
-    out.push(
-      'the error ',
-      code(c.error.code),
-      ' is new; earlier versions are answered ',
-      ...(was.code ? [code(was.code)] : ['it']),
-      was.status ? ` with status ${was.status}. ` : '. ',
-    );
+    const { code: now, was } = c.error;
+    const status = was.status ? ` with status ${was.status}` : '';
+    if (was.code && was.code !== now)
+      out.push(
+        'the error ',
+        code(was.code),
+        ' is answered as ',
+        code(now),
+        '; earlier versions still get ',
+        code(was.code),
+        `${status}. `,
+      );
+    else out.push('the error ', code(now), ` changes status; earlier versions still get it${status}. `);
   }
   return out;
 };
