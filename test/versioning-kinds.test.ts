@@ -79,6 +79,21 @@ describe.each(['header', 'path', 'query', 'media-type'] as const)('change kinds 
     expect(made.status).toBe(201);
     expect((await at('v1').send('GET', `/customers/${made.body.id}`)).body.tier).toBe('pro');
     expect((await at('v2').send('GET', `/customers/${made.body.id}`)).body.tier).toBe('enterprise');
+    const filtered = await at('v1').send('GET', '/customers?tier=enterprise');
+    expect([filtered.status, filtered.body.code]).toEqual([400, 'invalid_filter']);
+    expect((await at('v2').send('GET', '/customers?tier=enterprise')).body.data).toHaveLength(1);
+  });
+
+  it('operations and error codes: v1 lacks what v2 added and keeps what v2 removed', async () => {
+    const { id } = (await at('v3').send('POST', '/customers', { displayName: 'Hal', country: 'NL' })).body;
+    expect((await at('v1').send('POST', `/customers/${id}/archive`)).status).toBe(404);
+    expect((await at('v2').send('POST', `/customers/${id}/archive`)).status).toBe(200);
+    const order = (await at('v1').send('POST', '/orders', { customer: id })).body;
+    expect((await at('v1').send('POST', `/orders/${order.id}/ship`)).status).toBe(200);
+    const again = await at('v1').send('POST', `/orders/${order.id}/ship`);
+    expect([again.status, again.body.code]).toEqual([400, 'transition_refused']);
+    expect((await at('v3').send('DELETE', `/customers/${id}`)).status).toBe(404);
+    expect((await at('v1').send('DELETE', `/customers/${id}`)).status).toBe(409);
   });
 });
 

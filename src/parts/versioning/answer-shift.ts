@@ -1,4 +1,5 @@
 import type { Plan, ResourcePlan } from '../../plan/types.ts';
+import { ApiError } from '../errors/api-error.ts';
 import type { VersioningPlan } from './plan.ts';
 import type { RecordShift } from './shift.ts';
 
@@ -75,8 +76,17 @@ export const shiftQuery = (query: Record<string, unknown>, shift: RecordShift): 
     const match = /^([A-Za-z_][A-Za-z0-9_]*)(\[[a-z]+\])?$/.exec(key);
     if (!match) continue;
     const renamed = shift.field(match[1] as string);
+    refuseNewValues(shift.newValues.get(renamed), match[1] as string, value);
     if (renamed === match[1]) continue;
     delete query[key];
     query[`${renamed}${match[2] ?? ''}`] = value;
   }
+};
+
+/** A filter value an older version cannot name: an enum value added after it (400, as any unknown value). */
+const refuseNewValues = (added: ReadonlySet<string> | undefined, name: string, value: unknown) => {
+  if (!added) return;
+  for (const item of (Array.isArray(value) ? value : [value]).flatMap((v) => String(v).split(',')))
+    if (added.has(item))
+      throw new ApiError('invalid_filter', `"${item.slice(0, 64)}" is not a valid value for ${name}.`);
 };

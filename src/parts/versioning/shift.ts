@@ -27,6 +27,8 @@ export interface RecordShift {
   pointer(pointer: string): string;
   /** Field names quoted in a message, as the older version names them. */
   message(text: string): string;
+  /** Enum values added after the older version, by the newest name of their field: a filter there may not name them. */
+  readonly newValues: ReadonlyMap<string, ReadonlySet<string>>;
 }
 
 const isRec = (v: unknown): v is Rec => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -236,7 +238,18 @@ export const compileShift = (
       )
     : undefined;
   const at = envelope ? 2 : 1;
+  // Each enum-add's field, carried forward through the renames declared after it.
+  const newValues = new Map<string, Set<string>>();
+  for (const [k, c] of changes.entries()) {
+    const e = c['enum-add'];
+    if (!e) continue;
+    const newest = changes
+      .slice(k + 1)
+      .reduce((n, later) => (later.rename && name(later.rename.from) === n ? name(later.rename.to) : n), name(e.field));
+    newValues.set(newest, new Set([...(newValues.get(newest) ?? []), ...e.values]));
+  }
   return {
+    newValues,
     up: (body, action = 'create') =>
       inside(body, (record) => {
         const refusals: Refusals = { unknown: [], invalid: [] };

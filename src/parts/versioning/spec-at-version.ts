@@ -165,12 +165,10 @@ const undo = (spec: Rec, change: Change) => {
     resource.fields = { ...(resource.fields as Rec), [change.retype.field]: was };
   }
   const now = resource.fields as Rec;
-  if (change.require && isRec(now[change.require])) {
+  // Without a default, older requests must send the field too: it stays required there.
+  if (change.require && change.default !== undefined && isRec(now[change.require])) {
     const { required: _, ...field } = now[change.require] as Rec;
-    resource.fields = {
-      ...now,
-      [change.require]: change.default === undefined ? field : { ...field, default: change.default },
-    };
+    resource.fields = { ...now, [change.require]: { ...field, default: change.default } };
   }
   const enumAdd = change['enum-add'];
   if (enumAdd && isRec(now[enumAdd.field])) {
