@@ -1,8 +1,9 @@
 // CPU time per request, Ninefold on PostgreSQL against the hand-written Fastify + node-postgres server
 // (bench/baseline-fastify-pg.mjs), for GET by id, POST, list, transition and POST with one webhook. Each server
 // answers a fixed number of requests at a fixed concurrency (autocannon `amount`); the server's own CPU time
-// (/proc/<pid>/stat utime + stime) over those requests, divided by their count, is far less sensitive to the
-// neighbours' load than req/s. Run after `npx tsc -p tsconfig.json` (or `npm run build`).
+// (/proc/<pid>/stat utime + stime) over those requests, divided by their count, is less sensitive to the
+// neighbours' load than req/s (the same build against itself: within about 10%).
+// Run after `npx tsc -p tsconfig.json` (or `npm run build`).
 //
 // env (defaults): N=3000 (measured requests per line) WARM=600 CONNS=20 ITEMS=2000 ROUNDS=1
 //                 LINES=get,post,list,transition,post-hook PG_URL=postgres://postgres@127.0.0.1:5432/test
