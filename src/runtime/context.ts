@@ -59,10 +59,11 @@ export interface RuntimeContext {
   readonly counterConnection?: CounterConnection;
 }
 
-export const runHooks = async (ctx: RuntimeContext, event: WriteEvent): Promise<void> => {
-  for (const hook of ctx.hooks) {
-    const pending = hook(event);
-    if (pending) await pending;
+/** Runs the write hooks in order, staying synchronous (no promise) until one of them returns a promise. */
+export const runHooks = (ctx: RuntimeContext, event: WriteEvent, from = 0): void | Promise<void> => {
+  for (let i = from; i < ctx.hooks.length; i++) {
+    const pending = (ctx.hooks[i] as WriteHook)(event);
+    if (pending) return pending.then(() => runHooks(ctx, event, i + 1));
   }
 };
 

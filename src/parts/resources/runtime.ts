@@ -14,7 +14,7 @@ import { mergePatch } from './merge-patch.ts';
 import { createNormalizer } from './normalize.ts';
 import { createRecordWriter, etagOf, mintId } from './record-io.ts';
 import { createRecordPath } from './record-keys.ts';
-import { checkReferences, releaseReferences } from './references.ts';
+import { checkReferences, holdsReferences, releaseReferences } from './references.ts';
 import { SYSTEM_FIELDS } from './system-fields.ts';
 
 export interface RecordHandlers {
@@ -173,6 +173,8 @@ export const compileRecordHandlers = (ctx: RuntimeContext, resource: ResourcePla
   const pathOf = createRecordPath(ctx, resource);
 
   const parentsOf = createParentCheck(ctx, resource);
+  // Work a resource without it skips: each await is a promise, and under a transaction's async context a hook call.
+  const checksReferences = holdsReferences(resource);
 
   const create: Handler = async (input) => {
     rejectLocked(input);
@@ -198,8 +200,8 @@ export const compileRecordHandlers = (ctx: RuntimeContext, resource: ResourcePla
       if (owner && sentOwner && !isCaller(values[owner], subject)) throw readOnlyOwner();
       throw error;
     }
-    await hashPasswords(values);
-    await checkReferences(ctx, resource, values, input.principal);
+    if (passwords.length) await hashPasswords(values);
+    if (checksReferences) await checkReferences(ctx, resource, values, input.principal);
     const nowMs = ctx.now().getTime();
     const now = new Date(nowMs).toISOString();
     const id = await mintId(resource, nowMs, ctx.store);
@@ -260,7 +262,7 @@ export const compileRecordHandlers = (ctx: RuntimeContext, resource: ResourcePla
         );
       }
     }
-    await checkReferences(ctx, resource, changes, input.principal);
+    if (checksReferences) await checkReferences(ctx, resource, changes, input.principal);
     await hashPasswords(changes);
     changes.updatedAt = ctx.now().toISOString();
     const row = await derived.update(current, changes, revision);

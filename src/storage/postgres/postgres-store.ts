@@ -72,6 +72,8 @@ export class PostgresStore implements Store {
   readonly sequences;
   readonly signals;
   #ready: Promise<void> | undefined;
+  /** #ready has resolved: the store's calls no longer wait for it (an await per call is a promise and a turn). */
+  #isReady = false;
   #closed = false;
   #lost = false;
   #synchronous = 'on';
@@ -145,7 +147,7 @@ export class PostgresStore implements Store {
         if (this.#closed) throw new StoreError('unavailable', 'the store is closed');
         if (this.#lost) throw this.#lostError();
         try {
-          if (name !== 'migrate' && !this.#db.inTransaction) await this.#setUp();
+          if (name !== 'migrate' && !this.#isReady && !this.#db.inTransaction) await this.#setUp();
           return await method.apply(part, args);
         } catch (error) {
           if (isLost(error)) this.#lost = true;
@@ -184,10 +186,15 @@ export class PostgresStore implements Store {
 
   /** The schema and the store's own tables, made once per store (under the migration lock). */
   #setUp(): Promise<void> {
-    this.#ready ??= this.#locked(async () => undefined).catch((error: unknown) => {
-      this.#ready = undefined;
-      throw error;
-    });
+    this.#ready ??= this.#locked(async () => undefined).then(
+      () => {
+        this.#isReady = true;
+      },
+      (error: unknown) => {
+        this.#ready = undefined;
+        throw error;
+      },
+    );
     return this.#ready;
   }
 
@@ -216,6 +223,7 @@ export class PostgresStore implements Store {
   async migrate(plan: Plan, options: { allowDataLoss?: boolean } = {}) {
     const report = await this.#locked(() => migratePostgres(this.#db.client(), plan, options.allowDataLoss === true));
     this.#ready = Promise.resolve();
+    this.#isReady = true;
     for (const resource of plan.resources) this.#tables.set(resource.name, this.#prepare(resource));
     const [setting] = await this.#db.rows<{ synchronous_commit: string }>('SHOW synchronous_commit');
     this.#synchronous = setting?.synchronous_commit ?? 'on';
