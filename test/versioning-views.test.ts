@@ -81,7 +81,9 @@ describe('history and events in the caller version', () => {
     expect(closed.body).toMatchObject({ title: 'Printer on fire', outcome: 'extinguished', status: 'closed' });
     const old = await call(s.url, 'GET', `/tickets/${id}/history`, { headers: { ...agent, ...V1 } });
     expect(old.status).toBe(200);
-    expect(old.body.data).toEqual([expect.objectContaining({ transition: 'close', input: { outcome: 'extinguished' } })]);
+    expect(old.body.data).toEqual([
+      expect.objectContaining({ transition: 'close', input: { outcome: 'extinguished' } }),
+    ]);
     const newest = await call(s.url, 'GET', `/tickets/${id}/history`, { headers: { ...agent, ...V3 } });
     expect(newest.body.data[0].input).toEqual({ resolution: 'extinguished' });
   });
@@ -89,7 +91,9 @@ describe('history and events in the caller version', () => {
   it('the event log (a page and one event) shows records in the caller version', async () => {
     const id = await create({ title: 'Log me' });
     const page = async (headers: Record<string, string>) => {
-      const r = await call(s.url, 'GET', '/events?type=Ticket.created&limit=100', { headers: { ...agent, ...headers } });
+      const r = await call(s.url, 'GET', '/events?type=Ticket.created&limit=100', {
+        headers: { ...agent, ...headers },
+      });
       expect(r.status).toBe(200);
       return r.body.data.find((e: { data: { record: { id: string } } }) => e.data.record.id === id);
     };
@@ -132,7 +136,10 @@ describe('history and events in the caller version', () => {
     const old = await create({ title: 'Call me back', hook: `${receiver.url}/old` });
     const newer = await create({ subject: 'Call me too', hook: `${receiver.url}/new` }, V3);
     await call(s.url, 'POST', `/tickets/${old}/close`, { json: { resolution: 'done' }, headers: { ...agent, ...V1 } });
-    await call(s.url, 'POST', `/tickets/${newer}/close`, { json: { resolution: 'done' }, headers: { ...agent, ...V3 } });
+    await call(s.url, 'POST', `/tickets/${newer}/close`, {
+      json: { resolution: 'done' },
+      headers: { ...agent, ...V3 },
+    });
     await waitFor(() => receiver.hits.length >= 2, 'both callbacks');
     const bodies = receiver.hits.map((h) => JSON.parse(h.body));
     const ofOld = bodies.find((b) => b.data.record.id === old);
@@ -154,7 +161,9 @@ describe('ETags, idempotent replays and cursors in the caller version', () => {
     const read = await call(s.url, 'GET', `/tickets/${id}`, { headers: { ...agent, ...V1 } });
     const tag = read.headers.get('etag') as string;
     expect(tag).toBe('"r1.v1"');
-    const newestTag = (await call(s.url, 'GET', `/tickets/${id}`, { headers: { ...agent, ...V3 } })).headers.get('etag');
+    const newestTag = (await call(s.url, 'GET', `/tickets/${id}`, { headers: { ...agent, ...V3 } })).headers.get(
+      'etag',
+    );
     expect(newestTag).toBe('"r1"');
 
     const same = await call(s.url, 'GET', `/tickets/${id}`, { headers: { ...agent, ...V1, 'if-none-match': tag } });

@@ -205,7 +205,10 @@ export const resourcePaths = (plan: Plan, resource: ResourcePlan): Record<string
           parameters: [...params, ...expandParameters(resource), ...headerParams('IfNoneMatch', 'RequestId')],
           responses: {
             '200': answered('get', `The ${resource.name}.`, ['ETag'], route.self),
-            '304': { description: 'Not modified: the ETag in If-None-Match is current.', headers: { ETag: ref('headers', 'ETag') } },
+            '304': {
+              description: 'Not modified: the ETag in If-None-Match is current.',
+              headers: { ETag: ref('headers', 'ETag') },
+            },
             ...errors('get'),
           },
         };

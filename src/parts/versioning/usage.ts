@@ -52,17 +52,19 @@ export const createVersionUsage = (ctx: RuntimeContext) => {
 
   /** Adds what was counted to the store; one flush at a time, in order. */
   const flush = (): Promise<void> => {
-    flushing = flushing.catch(() => undefined).then(async () => {
-      if (pending.size === 0) return;
-      const rows = [...pending.values()];
-      pending = new Map();
-      try {
-        await ctx.store.versionUsage.add(rows);
-      } catch (error) {
-        putBack(rows);
-        throw error;
-      }
-    });
+    flushing = flushing
+      .catch(() => undefined)
+      .then(async () => {
+        if (pending.size === 0) return;
+        const rows = [...pending.values()];
+        pending = new Map();
+        try {
+          await ctx.store.versionUsage.add(rows);
+        } catch (error) {
+          putBack(rows);
+          throw error;
+        }
+      });
     return flushing;
   };
 
@@ -87,7 +89,9 @@ export const createVersionUsage = (ctx: RuntimeContext) => {
 
 /** Rows of the store grouped per version: each caller's count over the days asked, and when it was last seen. */
 const summarise = (ids: readonly string[], rows: readonly VersionUse[]) => {
-  const versions = new Map(ids.map((id) => [id, new Map<string, { caller: string; count: number; lastSeen: string }>()]));
+  const versions = new Map(
+    ids.map((id) => [id, new Map<string, { caller: string; count: number; lastSeen: string }>()]),
+  );
   for (const row of rows) {
     const callers = versions.get(row.version);
     if (!callers) continue; // a version the spec no longer declares
@@ -117,7 +121,8 @@ export const versionUsageRoute = (ctx: RuntimeContext, usage: ReturnType<typeof 
   body: 'none',
   handler: async ({ query }) => {
     const text = query.days;
-    const days = text === undefined ? 30 : typeof text === 'string' && /^[1-9][0-9]{0,3}$/.test(text) ? Number(text) : 0;
+    const days =
+      text === undefined ? 30 : typeof text === 'string' && /^[1-9][0-9]{0,3}$/.test(text) ? Number(text) : 0;
     if (!(days >= 1 && days <= MAX_DAYS))
       throw new ApiError('invalid_query', `days must be a whole number from 1 to ${MAX_DAYS}.`);
     const since = new Date(ctx.now().getTime() - (days - 1) * DAY_MS).toISOString().slice(0, 10);

@@ -29,8 +29,8 @@ import { postgresDialect } from './postgres-dialect.ts';
 import { postgresSequences } from './sequences.ts';
 import { postgresStateLog } from './state-log.ts';
 import { SYSTEM_TABLES } from './system-tables.ts';
-import { postgresWebhooks } from './webhooks.ts';
 import { postgresVersionUsage } from './version-usage.ts';
+import { postgresWebhooks } from './webhooks.ts';
 
 /** How often a migration that lost a deadlock or a serialization conflict is run again. */
 const MIGRATION_TRIES = 5;

@@ -1,4 +1,4 @@
-import type { VersionUse, VersionUsageStore } from '../store.ts';
+import type { VersionUsageStore, VersionUse } from '../store.ts';
 import type { PgPool } from './pg-pool.ts';
 
 /** Use of API versions per caller per day, shared by every instance: a batch is one statement. */

@@ -19,8 +19,8 @@ import { sqliteSequences } from './sequences.ts';
 import { sqliteDialect } from './sqlite-dialect.ts';
 import { methodsOf, storeErrorOf, translatingErrors } from './sqlite-errors.ts';
 import { sqliteStateLog } from './state-log.ts';
-import { sqliteWebhooks } from './webhooks.ts';
 import { sqliteVersionUsage } from './version-usage.ts';
+import { sqliteWebhooks } from './webhooks.ts';
 
 export type { SqliteOptions };
 

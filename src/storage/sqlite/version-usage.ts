@@ -1,5 +1,5 @@
 import type { Database } from 'better-sqlite3';
-import type { VersionUse, VersionUsageStore } from '../store.ts';
+import type { VersionUsageStore, VersionUse } from '../store.ts';
 
 /** Use of API versions per caller per day, in the database file: every process on the file adds to the same rows. */
 export const sqliteVersionUsage = (db: Database): VersionUsageStore => {
