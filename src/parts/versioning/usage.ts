@@ -11,57 +11,86 @@ const DAY_MS = 86_400_000;
 const MAX_DAYS = 400;
 
 interface Tally {
-  version: string;
-  caller: string;
-  day: string;
+  readonly version: string;
+  readonly caller: string;
+  /** Days since the epoch (UTC). */
+  readonly day: number;
   count: number;
-  lastSeen: string;
+  lastMs: number;
 }
 
 /**
- * Who calls which API version: each request adds one to a counter in memory, keyed (version, caller, UTC day), and
- * the counters go to the store every USAGE_FLUSH_MS as one batch of upserts, so a request writes nothing; every
- * process adds to the same rows. A batch that fails is kept and added again with the next one.
+ * Who calls which API version: each request adds one to a counter in memory (version → caller, for the running UTC
+ * day; no text is made per request), and the counters go to the store every USAGE_FLUSH_MS as one batch of
+ * upserts, so a request writes nothing; every process adds to the same rows. A batch that fails is kept and added
+ * again with the next one.
  */
 export const createVersionUsage = (ctx: RuntimeContext) => {
-  let pending = new Map<string, Tally>();
+  let today = Number.NaN;
+  let counts = new Map<string, Map<string, Tally>>();
+  /** Counters of days gone by (and of batches that failed), until the next flush. */
+  let earlier: Tally[] = [];
   let flushing: Promise<void> = Promise.resolve();
 
   const count = (version: string, caller: string): void => {
-    const at = ctx.now().toISOString();
-    const day = at.slice(0, 10);
-    const key = `${version}\u0000${day}\u0000${caller}`;
-    const tally = pending.get(key);
-    if (tally) {
+    const ms = ctx.now().getTime();
+    const day = Math.floor(ms / DAY_MS);
+    if (day !== today) {
+      for (const callers of counts.values()) earlier.push(...callers.values());
+      counts = new Map();
+      today = day;
+    }
+    let callers = counts.get(version);
+    if (!callers) {
+      callers = new Map();
+      counts.set(version, callers);
+    }
+    const tally = callers.get(caller);
+    if (!tally) callers.set(caller, { version, caller, day, count: 1, lastMs: ms });
+    else {
       tally.count++;
-      tally.lastSeen = at;
-    } else pending.set(key, { version, caller, day, count: 1, lastSeen: at });
-  };
-
-  const putBack = (rows: readonly Tally[]) => {
-    for (const row of rows) {
-      const key = `${row.version}\u0000${row.day}\u0000${row.caller}`;
-      const now = pending.get(key);
-      if (!now) pending.set(key, row);
-      else {
-        now.count += row.count;
-        if (row.lastSeen > now.lastSeen) now.lastSeen = row.lastSeen;
-      }
+      if (ms > tally.lastMs) tally.lastMs = ms;
     }
   };
+
+  /** Everything counted since the last flush, one tally per (version, caller, day), and the counters emptied. */
+  const take = (): Tally[] => {
+    const tallies = earlier;
+    for (const callers of counts.values()) tallies.push(...callers.values());
+    earlier = [];
+    counts = new Map();
+    const merged = new Map<string, Tally>();
+    for (const t of tallies) {
+      const key = `${t.version}\u0000${t.day}\u0000${t.caller}`;
+      const row = merged.get(key);
+      if (!row) merged.set(key, { ...t });
+      else {
+        row.count += t.count;
+        row.lastMs = Math.max(row.lastMs, t.lastMs);
+      }
+    }
+    return [...merged.values()];
+  };
+
+  const rowOf = (t: Tally): VersionUse => ({
+    version: t.version,
+    caller: t.caller,
+    day: new Date(t.day * DAY_MS).toISOString().slice(0, 10),
+    count: t.count,
+    lastSeen: new Date(t.lastMs).toISOString(),
+  });
 
   /** Adds what was counted to the store; one flush at a time, in order. */
   const flush = (): Promise<void> => {
     flushing = flushing
       .catch(() => undefined)
       .then(async () => {
-        if (pending.size === 0) return;
-        const rows = [...pending.values()];
-        pending = new Map();
+        const tallies = take();
+        if (tallies.length === 0) return;
         try {
-          await ctx.store.versionUsage.add(rows);
+          await ctx.store.versionUsage.add(tallies.map(rowOf));
         } catch (error) {
-          putBack(rows);
+          earlier.push(...tallies);
           throw error;
         }
       });
