@@ -519,13 +519,16 @@ export interface CloseReport {
  * error (its code, e.g. SQLITE_IOERR_WRITE) for the log.
  */
 export class StoreError extends Error {
+  /** Every field of a broken unique key (`field` is the first): a compound key names them all. */
+  readonly fields: readonly string[];
   constructor(
     readonly kind: StoreErrorKind,
     message: string,
     readonly field?: string,
-    options?: { readonly cause?: unknown },
+    options?: { readonly cause?: unknown; readonly fields?: readonly string[] },
   ) {
     super(message, options);
     this.name = 'StoreError';
+    this.fields = options?.fields ?? (field === undefined ? [] : [field]);
   }
 }

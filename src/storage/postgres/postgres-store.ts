@@ -164,19 +164,24 @@ export class PostgresStore implements Store {
   }
 
   readonly #errorContext = {
-    uniqueField: (constraint: string) => {
+    uniqueFields: (constraint: string): readonly string[] => {
       for (const { plan } of this.#tables.values()) {
-        if (constraint === `${plan.table}_pkey`) return 'id';
+        if (constraint === `${plan.table}_pkey`) return ['id'];
         for (const f of plan.fields) {
           if (`${plan.table}__${f.column}__unique`.startsWith(constraint) && constraint.length > plan.table.length)
-            return f.name;
+            return [f.name];
         }
+        const columnOf = (f: string) => plan.fieldsByName.get(f)?.column ?? f;
+        // PostgreSQL cuts names at 63 bytes: the constraint may be a prefix of the index's name.
         const index = plan.indexes.find(
-          (i) => i.unique && (i.name ?? `${plan.table}__${i.fields.join('_')}`) === constraint,
+          (i) =>
+            i.unique &&
+            constraint.length > plan.table.length &&
+            (i.name ?? `${plan.table}__${i.fields.map(columnOf).join('_')}`).startsWith(constraint),
         );
-        if (index) return index.fields.join(', ');
+        if (index) return index.fields;
       }
-      return constraint;
+      return [constraint];
     },
   };
 
