@@ -1,5 +1,5 @@
 import type { Operation, ResourcePlan } from '../../plan/types.ts';
-import { type Handler, type HandlerInput, type RuntimeContext, runHooks } from '../../runtime/context.ts';
+import { type Handler, type HandlerInput, type RuntimeContext, runHooks, versionOf } from '../../runtime/context.ts';
 import { compileBodyValidator } from '../../runtime/validator.ts';
 import type { Row } from '../../storage/index.ts';
 import { hashPassword, isPasswordHash } from '../auth/passwords.ts';
@@ -12,7 +12,7 @@ import { createSchema, patchSchema } from './json-schema.ts';
 import { createParentCheck, createRecordLoader, expectRevision } from './load-record.ts';
 import { mergePatch } from './merge-patch.ts';
 import { createNormalizer } from './normalize.ts';
-import { createRecordWriter, etagOf, mintId } from './record-io.ts';
+import { createRecordWriter, etagOf, mintId, noneMatch } from './record-io.ts';
 import { createRecordPath } from './record-keys.ts';
 import { checkReferences, holdsReferences, releaseReferences } from './references.ts';
 import { SYSTEM_FIELDS } from './system-fields.ts';
@@ -221,8 +221,8 @@ export const compileRecordHandlers = (ctx: RuntimeContext, resource: ResourcePla
     await runHooks(
       ctx,
       hidden.size === 0
-        ? { kind: 'created', resource, after: row, actor: input.caller, json: answer }
-        : { kind: 'created', resource, after: row, actor: input.caller },
+        ? { kind: 'created', resource, after: row, actor: input.caller, json: answer, ...versionOf(input) }
+        : { kind: 'created', resource, after: row, actor: input.caller, ...versionOf(input) },
     );
     const location = await pathOf(row, input.params);
     const headers = { location: `${ctx.plan.service.basePath}${location}` };
@@ -234,7 +234,12 @@ export const compileRecordHandlers = (ctx: RuntimeContext, resource: ResourcePla
 
   // A read's computed fields come in the record's own query.
   const loadShown = createRecordLoader(ctx, resource, shapes.shapeOf('get').computed);
-  const get: Handler = async (input) => respond(input, 'get', 200, await loadShown(input), undefined, true);
+  const get: Handler = async (input) => {
+    const row = await loadShown(input);
+    // The client's copy is current: 304 with the tag, no body (RFC 9110 §13.1.2).
+    if (noneMatch(input.headers['if-none-match'], row)) return { status: 304, headers: { etag: etagOf(row) } };
+    return respond(input, 'get', 200, row, undefined, true);
+  };
 
   const write = async (input: HandlerInput, op: 'update' | 'replace', next: Record<string, unknown>, current: Row) => {
     keepIntegerRefsAsText(next);
@@ -268,7 +273,14 @@ export const compileRecordHandlers = (ctx: RuntimeContext, resource: ResourcePla
     const row = await derived.update(current, changes, revision);
     if (!row)
       throw new ApiError('precondition_failed', 'The record changed while it was being written; read it again.');
-    await runHooks(ctx, { kind: 'updated', resource, before: current, after: row, actor: input.caller });
+    await runHooks(ctx, {
+      kind: 'updated',
+      resource,
+      before: current,
+      after: row,
+      actor: input.caller,
+      ...versionOf(input),
+    });
     return respond(input, op, 200, row);
   };
 
@@ -314,7 +326,7 @@ export const compileRecordHandlers = (ctx: RuntimeContext, resource: ResourcePla
     if (!(await ctx.store.delete(resource.name, current.id, { revision }))) {
       throw new ApiError('precondition_failed', 'The record changed while it was being deleted; read it again.');
     }
-    await runHooks(ctx, { kind: 'deleted', resource, before: current, actor: input.caller });
+    await runHooks(ctx, { kind: 'deleted', resource, before: current, actor: input.caller, ...versionOf(input) });
     return { status: 204 };
   };
 

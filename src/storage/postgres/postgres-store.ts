@@ -29,6 +29,7 @@ import { postgresDialect } from './postgres-dialect.ts';
 import { postgresSequences } from './sequences.ts';
 import { postgresStateLog } from './state-log.ts';
 import { SYSTEM_TABLES } from './system-tables.ts';
+import { postgresVersionUsage } from './version-usage.ts';
 import { postgresWebhooks } from './webhooks.ts';
 
 /** How often a migration that lost a deadlock or a serialization conflict is run again. */
@@ -69,6 +70,7 @@ export class PostgresStore implements Store {
   readonly events;
   readonly webhooks;
   readonly counters;
+  readonly versionUsage;
   readonly sequences;
   readonly signals;
   #ready: Promise<void> | undefined;
@@ -92,6 +94,7 @@ export class PostgresStore implements Store {
     this.idempotency = part(postgresIdempotency(db));
     this.stateLog = part(postgresStateLog(db));
     this.counters = part(postgresCounters(db));
+    this.versionUsage = part(postgresVersionUsage(db));
     this.sequences = part(postgresSequences(db));
     this.apiKeys = this.#telling('keys', part(keys), ['create', 'revoke']);
     this.events = notifying(detachedSignals, 'events', part(postgresEventLog(db)), ['append']);
