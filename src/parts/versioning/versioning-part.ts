@@ -3,14 +3,16 @@ import type { Exchange, Step } from '../../runtime/lifecycle.ts';
 import type { ServerPart } from '../../runtime/part.ts';
 import { ApiError, type FieldError } from '../errors/api-error.ts';
 import { createRecordDown, shiftAnswer, shiftQuery } from './answer-shift.ts';
+import { newestTags, versionedTag } from './etag-shift.ts';
+import { historyDown } from './history-shift.ts';
 import type { VersioningPlan, VersionPlan } from './plan.ts';
 import { requestedVersion } from './select.ts';
 import type { RecordShift, WriteAction } from './shift.ts';
 import { loadTransforms } from './transform.ts';
+import { createVersionUsage, versionUsageRoute } from './usage.ts';
 
 const WRITES = new Set(['create', 'update', 'replace']);
-/** Answers that are records of the route's resource (a transition answers the record too). */
-const NOT_RECORDS = new Set(['delete', 'history']);
+const CONDITIONS = ['if-match', 'if-none-match'] as const;
 
 const addVary = (reply: FastifyReply, name: string) => {
   const current = reply.getHeader('vary');
@@ -34,29 +36,35 @@ const retirementHeaders = (reply: FastifyReply, version: VersionPlan) => {
 
 /**
  * Errors of the newest version as an older one answers them: pointers and the field names messages quote, the code
- * and status an error change replaced, and only the transitions that version has in `allowedTransitions`.
+ * and status an error change replaced, only the transitions that version has in `allowedTransitions`, and the
+ * `currentEtag` of a 412 in the version's spelling (when its records differ, `tagged`).
  */
 const shiftError =
   (
     shift: RecordShift | undefined,
+    tagged: string | undefined,
     codes: ReadonlyMap<string, { code: string; status?: number }> | undefined,
     transitionAbsent: ((name: string) => boolean) | undefined,
   ) =>
   (error: ApiError) => {
+    const etag = error.extensions?.currentEtag;
+    const retag = tagged !== undefined && typeof etag === 'string';
     const old = codes?.get(error.code);
     const allowed = error.extensions?.allowedTransitions;
-    const filter = transitionAbsent && Array.isArray(allowed);
-    if (!old && !filter && (!shift || (!error.errors?.length && !error.detail))) return error;
+    const filter = transitionAbsent !== undefined && Array.isArray(allowed);
+    if (!retag && !old && !filter && (!shift || (!error.errors?.length && !error.detail))) return error;
     const field = (e: FieldError): FieldError =>
       shift ? { ...e, pointer: shift.pointer(e.pointer), message: shift.message(e.message) } : e;
-    const extensions = filter
-      ? { ...error.extensions, allowedTransitions: allowed.filter((t) => !transitionAbsent(String(t))) }
-      : error.extensions;
+    const extensions = {
+      ...error.extensions,
+      ...(retag ? { currentEtag: versionedTag(etag, tagged) } : {}),
+      ...(filter ? { allowedTransitions: allowed.filter((t) => !transitionAbsent(String(t))) } : {}),
+    };
     return new ApiError(
       old?.code ?? error.code,
       error.detail === undefined || !shift ? error.detail : shift.message(error.detail),
       error.errors?.map(field),
-      extensions,
+      retag || filter ? extensions : error.extensions,
       error.headers,
       old?.status ?? error.status,
     );
@@ -82,6 +90,10 @@ export const versioningPart: ServerPart = {
     const vary = versioning.scheme === 'header' ? header : versioning.scheme === 'media-type' ? 'Accept' : '';
     const records = createRecordDown(plan, versioning);
     const listing = ids.join(', ');
+    const usage = createVersionUsage(ctx);
+    host.worker('version usage', usage.start);
+    // An admin route needs an admin to call it: a spec without auth schemes has none (it would be public).
+    if (plan.auth.schemes.size > 0) host.route(versionUsageRoute(ctx, usage));
     const shiftOf = (exchange: Exchange): RecordShift | undefined => {
       const resource = exchange.route.kind.resource;
       return exchange.version === newest || !resource
@@ -110,6 +122,7 @@ export const versioningPart: ServerPart = {
             { versions: [...ids] },
           );
         exchange.version = id;
+        usage.count(id, exchange.principal?.subject ?? '');
         reply.header('api-version', id);
         if (vary) addVary(reply, vary);
         retirementHeaders(reply, version);
@@ -124,9 +137,20 @@ export const versioningPart: ServerPart = {
         const absent = versioning.absent.get(id);
         const transitionAbsent = absent && resource ? (t: string) => absent.has(`${resource}.${t}`) : undefined;
         const codes = versioning.errors.get(id);
-        const shift = id === newest ? undefined : shiftOf(exchange);
-        if (shift || codes || transitionAbsent) exchange.reshapeError = shiftError(shift, codes, transitionAbsent);
-        if (shift && list) shiftQuery(request.query as Record<string, unknown>, shift);
+        if (id === newest) {
+          if (transitionAbsent) exchange.reshapeError = shiftError(undefined, undefined, undefined, transitionAbsent);
+          return;
+        }
+        const shift = shiftOf(exchange);
+        const tagged = resource && !route.kind.custom && records.differs(id, resource) ? id : undefined;
+        if (tagged)
+          for (const name of CONDITIONS) {
+            const given = request.headers[name];
+            if (typeof given === 'string') request.headers[name] = newestTags(given, tagged);
+          }
+        if (!shift && !tagged && !codes && !transitionAbsent) return;
+        exchange.reshapeError = shiftError(shift, tagged, codes, transitionAbsent);
+        if (list && shift) shiftQuery(request.query as Record<string, unknown>, shift);
       };
     });
 
@@ -143,15 +167,28 @@ export const versioningPart: ServerPart = {
     host.step('answer', (route): Step | undefined => {
       const { resource: name, action, custom } = route.kind;
       const resource = name ? plan.resourcesByName.get(name) : undefined;
-      if (!resource || custom || NOT_RECORDS.has(action)) return undefined;
+      if (!resource || custom || action === 'delete') return undefined;
       const list = action === 'list';
+      const history = action === 'history';
       return (exchange) => {
         const version = exchange.version;
         const out = exchange.output;
-        if (version === newest || version === undefined || !out?.body || out.status < 200 || out.status > 299) return;
+        if (version === newest || version === undefined || !out) return;
         if (!records.differs(version, resource.name)) return;
-        const body = shiftAnswer(resource, list, JSON.parse(out.body), (r) => records.down(version, resource.name, r));
-        exchange.output = { ...out, body: JSON.stringify(body) };
+        const etag = out.headers?.etag;
+        const headers = etag ? { ...out.headers, etag: versionedTag(etag, version) } : out.headers;
+        if (!out.body || out.status < 200 || out.status > 299) {
+          if (etag) exchange.output = { ...out, ...(headers ? { headers } : {}) };
+          return;
+        }
+        const parsed = JSON.parse(out.body);
+        const shift = versioning.shifts.get(version)?.get(resource.name);
+        const body = history
+          ? shift
+            ? historyDown(shift, parsed)
+            : parsed
+          : shiftAnswer(resource, list, parsed, (r) => records.down(version, resource.name, r));
+        exchange.output = { ...out, body: JSON.stringify(body), ...(headers ? { headers } : {}) };
       };
     });
   },
