@@ -152,7 +152,8 @@ export const createPipeline = (
     const key = route.root ? '' : routeKey(route.method, route.path);
     const budgetMs = guards.timeoutMs.get(key) ?? plan.limits.requestTimeoutMs;
     const bodyLimit = guards.bodyBytes.get(key);
-    const critical = route.kind.builtIn === 'health' || guards.overload?.critical.has(key) === true;
+    const critical =
+      route.kind.builtIn === 'health' ? 'always' : guards.overload?.critical.has(key) === true ? 'reserved' : undefined;
     // The route table at debug level: what is served, to compare with what the documents say (test/openapi-routes).
     log.debug({ method: route.method, path: route.template, operation: route.operation }, 'route');
     app.route({

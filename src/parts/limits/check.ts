@@ -81,7 +81,7 @@ export const checkLimits = (ctx: CheckContext): void => {
   );
 };
 
-/** limits.overload: its durations, and critical routes that are routes of this service. */
+/** limits.overload: its durations, critical routes that are routes of this service, and a reserve for them. */
 const checkOverload = (
   ctx: CheckContext,
   overload: unknown,
@@ -91,6 +91,14 @@ const checkOverload = (
   if (!isRecord(overload)) return;
   duration(overload.lag, ['limits', 'overload', 'lag']);
   duration(overload.retryAfter, ['limits', 'overload', 'retryAfter']);
+  const critical = Array.isArray(overload.critical) ? overload.critical : [];
+  if (overload.reserve !== undefined && critical.length === 0)
+    ctx.report(
+      'limit-conflict',
+      ['limits', 'overload', 'reserve'],
+      'overload.reserve is the capacity kept for the critical routes, and none are listed in overload.critical',
+      'key',
+    );
   if (!Array.isArray(overload.critical)) return;
   for (const [i, key] of overload.critical.entries()) {
     const [method = '', route = ''] = String(key).trim().split(/\s+/);
