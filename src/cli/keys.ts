@@ -82,7 +82,7 @@ const CREATE_OPTIONS = {
     type: 'string',
     value: 'R',
     multiple: true,
-    description: 'a role the spec declares (auth.roles); at least one',
+    description: 'a role the spec declares (auth.roles), if any',
   },
   subject: {
     type: 'string',
@@ -119,7 +119,7 @@ const create: Command<typeof CREATE_OPTIONS> = {
       ? `the spec declares ${declared.join(', ')}`
       : 'the spec declares no roles (auth.roles)';
     const roles = [...new Set(values.role ?? [])];
-    if (roles.length === 0) return fail('create', `give at least one --role; ${known}`, 2);
+    if (roles.length === 0 && declared.length) return fail('create', `give at least one --role; ${known}`, 2);
     const unknown = roles.filter((r) => !declared.includes(r));
     if (unknown.length) return fail('create', `unknown role ${unknown.map((r) => `"${r}"`).join(', ')}; ${known}`, 2);
     const subject = values.subject;

@@ -5,10 +5,16 @@ import { type BuiltInApi, jsonBody, type OpenApiObject, ref, success } from '../
 const EXAMPLE_TIME = '2026-01-15T09:30:00.000Z';
 const EXAMPLE_KEY_ID = 'key_3f2a9c1e5b7d4e8f';
 
+/** The roles of a key: some of the declared ones, or none when the spec declares no roles. */
+const rolesSchema = (roles: readonly string[], minItems = 0): OpenApiObject =>
+  roles.length
+    ? { type: 'array', ...(minItems ? { minItems } : {}), items: { type: 'string', enum: [...roles] } }
+    : { type: 'array', maxItems: 0, items: { type: 'string' } };
+
 const keyProperties = (roles: readonly string[], versions?: readonly string[]): Record<string, OpenApiObject> => ({
   id: { type: 'string', examples: [EXAMPLE_KEY_ID] },
   subject: { type: 'string', description: 'Who calls with the key, as rules see it (`principal.subject`).' },
-  roles: { type: 'array', items: { type: 'string', enum: [...roles] } },
+  roles: rolesSchema(roles),
   createdAt: { type: 'string', format: 'date-time' },
   expiresAt: { type: ['string', 'null'], format: 'date-time' },
   revokedAt: { type: ['string', 'null'], format: 'date-time' },
@@ -57,9 +63,9 @@ export const keyAdminApi = (plan: Plan): BuiltInApi => {
       },
       ApiKeyCreate: {
         type: 'object',
-        required: ['roles'],
+        ...(roles.length ? { required: ['roles'] } : {}),
         properties: {
-          roles: { type: 'array', minItems: 1, items: { type: 'string', enum: roles } },
+          roles: rolesSchema(roles, 1),
           subject: { type: 'string', minLength: 1, maxLength: 200 },
           expiresIn: { type: 'string', description: 'A duration such as `90d` or `P90D`.', examples: ['90d'] },
           ...(properties.apiVersion ? { apiVersion: properties.apiVersion } : {}),

@@ -32,15 +32,20 @@ const keyProblems = (
 ) => {
   const problems: FieldError[] = [];
   const roles = body.roles;
+  // A spec that declares no roles issues keys without any (`roles` absent or empty).
+  const rolesOptional = declaredRoles.length === 0;
   if (
-    !Array.isArray(roles) ||
-    roles.length === 0 ||
-    roles.some((r) => typeof r !== 'string' || !declaredRoles.includes(r))
+    !(rolesOptional && (roles === undefined || (Array.isArray(roles) && roles.length === 0))) &&
+    (!Array.isArray(roles) ||
+      roles.length === 0 ||
+      roles.some((r) => typeof r !== 'string' || !declaredRoles.includes(r)))
   ) {
     problems.push({
       pointer: '#/roles',
       code: 'invalid_enum',
-      message: `roles must be some of ${declaredRoles.join(', ')}`,
+      message: rolesOptional
+        ? 'roles must be empty: the spec declares no roles'
+        : `roles must be some of ${declaredRoles.join(', ')}`,
     });
   }
   if (
@@ -105,7 +110,7 @@ export const keyAdminRoutes = (ctx: RuntimeContext): RouteSpec[] => {
         const body = (input.body ?? {}) as Record<string, unknown>;
         const expiresInMs = body.expiresIn === undefined ? undefined : parseDuration(body.expiresIn);
         const { record, key } = await issueApiKey(ctx.store, {
-          roles: body.roles as string[],
+          roles: (body.roles as string[] | undefined) ?? [],
           prefix: ctx.plan.auth.keyPrefix,
           ...(typeof body.subject === 'string' ? { subject: body.subject } : {}),
           ...(expiresInMs !== undefined ? { expiresInMs } : {}),
