@@ -148,7 +148,7 @@ export const createPipeline = (
       ? withTransaction(ctx, route.handler, route.method)
       : (input: HandlerInput) => route.handler(input);
     const onRequest = onRequestOf(route);
-    // Per-route limits are declared as "METHOD /path" of the spec (built-in routes have only the defaults).
+    // Per-route limits are declared as "METHOD /path" under the base path: declared and built-in API routes alike.
     const key = route.root ? '' : routeKey(route.method, route.path);
     const budgetMs = guards.timeoutMs.get(key) ?? plan.limits.requestTimeoutMs;
     const bodyLimit = guards.bodyBytes.get(key);
