@@ -22,6 +22,8 @@ resources:
     fields:
       owner: { type: ref, to: Customer, onDelete: cascade }
       label: { type: string }
+      shelfCode: { type: string }
+    indexes: [{ fields: [label, shelfCode], unique: true }]
   Pin:
     idPrefix: pin
     fields:
@@ -151,6 +153,25 @@ describe('unique and references', () => {
     expect(r.status).toBe(409);
     expect(r.body).toMatchObject({ code: 'unique_violation', errors: [{ pointer: '#/email' }] });
     expect(await s.countRows('customer')).toBe(before);
+  });
+
+  it('a compound unique key taken is 409 naming every field of the key', async () => {
+    const first = await call(s.url, 'POST', '/tags', { json: { label: 'red', shelfCode: 'A1' } });
+    expect(first.status).toBe(201);
+    expect((await call(s.url, 'POST', '/tags', { json: { label: 'red', shelfCode: 'B2' } })).status).toBe(201);
+    const before = await s.countRows('tag');
+    const r = await call(s.url, 'POST', '/tags', { json: { label: 'red', shelfCode: 'A1' } });
+    expect(r.status).toBe(409);
+    expect(r.body).toMatchObject({
+      code: 'unique_violation',
+      detail: 'Another record already has this label and shelfCode.',
+      fields: ['label', 'shelfCode'],
+      errors: [
+        { pointer: '#/label', code: 'unique', message: 'label and shelfCode must be unique together' },
+        { pointer: '#/shelfCode', code: 'unique', message: 'label and shelfCode must be unique together' },
+      ],
+    });
+    expect(await s.countRows('tag')).toBe(before);
   });
 
   it('a ref to a missing record is 422 invalid_reference', async () => {

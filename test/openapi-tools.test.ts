@@ -151,7 +151,7 @@ describe.each(documents)('the OpenAPI document of %s, API version %s', (file, ve
     }
     // The pages (the documents themselves, the reference page and its script) are for people, not clients.
     const isPage = (path: string) =>
-      ['/openapi.json', '/asyncapi.json'].includes(path) || /^\/(docs|openapi)(\/|$)/.test(path);
+      ['/openapi.json', '/asyncapi.json'].includes(path) || /^\/(docs|openapi|asyncapi)(\/|$)/.test(path);
     const mounted = lines
       .map((l) => JSON.parse(l) as { msg: string; method: string; path: string })
       .filter((l) => l.msg === 'route' && !isPage(l.path))

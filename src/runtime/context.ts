@@ -7,8 +7,11 @@ import type { CounterStore, Row, Store } from '../storage/index.ts';
 import type { Deadline } from './deadlines.ts';
 import type { SchemaCompiler } from './validator.ts';
 
-/** Something that happened to a record, inside the transaction that made it happen. */
-export type WriteEvent =
+/**
+ * Something that happened to a record, inside the transaction that made it happen. `apiVersion` is the version of
+ * the request that made it (versioning part; undefined for a timer): callbacks are rendered in it.
+ */
+export type WriteEvent = (
   | {
       readonly kind: 'created';
       readonly resource: ResourcePlan;
@@ -33,7 +36,8 @@ export type WriteEvent =
       readonly transition: TransitionPlan;
       readonly input: unknown;
       readonly actor: string;
-    };
+    }
+) & { readonly apiVersion?: string };
 
 /**
  * Where parts attach to writes. Every hook runs inside the write's transaction, after the change:
@@ -59,10 +63,15 @@ export interface RuntimeContext {
   readonly counterConnection?: CounterConnection;
 }
 
-export const runHooks = async (ctx: RuntimeContext, event: WriteEvent): Promise<void> => {
-  for (const hook of ctx.hooks) {
-    const pending = hook(event);
-    if (pending) await pending;
+/** The request's API version as a write event carries it (nothing when the spec declares no versioning). */
+export const versionOf = (input: { readonly apiVersion?: string }): { apiVersion?: string } =>
+  input.apiVersion ? { apiVersion: input.apiVersion } : {};
+
+/** Runs the write hooks in order, staying synchronous (no promise) until one of them returns a promise. */
+export const runHooks = (ctx: RuntimeContext, event: WriteEvent, from = 0): void | Promise<void> => {
+  for (let i = from; i < ctx.hooks.length; i++) {
+    const pending = (ctx.hooks[i] as WriteHook)(event);
+    if (pending) return pending.then(() => runHooks(ctx, event, i + 1));
   }
 };
 

@@ -51,6 +51,10 @@ const asyncapiText = async (plan: Plan): Promise<PageText> => {
   const { buildAsyncApi } = await import('../emit/asyncapi.ts');
   return { text: JSON.stringify(buildAsyncApi(plan)), headers: { 'content-type': JSON_TYPE } };
 };
+const asyncapiVersionText = async (plan: Plan, id: string): Promise<PageText> => {
+  const { buildAsyncApiAt } = await import('../emit/versioned.ts');
+  return { text: JSON.stringify(buildAsyncApiAt(plan, id)), headers: { 'content-type': JSON_TYPE } };
+};
 const specPage = async (plan: Plan): Promise<PageText> => {
   const { renderDocs } = await import('../emit/index.ts');
   const text = renderDocs(plan, 'html');
@@ -98,6 +102,13 @@ export const docsPart: ServerPart = {
       'openapi',
       cachedPage(() => asyncapiText(plan)),
     );
+    for (const id of plan.versioning?.ids ?? [])
+      page(
+        `/asyncapi/${encodeURIComponent(id)}.json`,
+        'asyncapi',
+        'openapi',
+        cachedPage(() => asyncapiVersionText(plan, id)),
+      );
     page(
       '/docs/spec',
       'docs.spec',

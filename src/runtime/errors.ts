@@ -29,13 +29,17 @@ export const toApiError = (error: unknown, request: FastifyRequest): ApiError =>
   if (error instanceof ApiError) return error;
   if (error instanceof StoreError) {
     switch (error.kind) {
-      case 'unique':
+      case 'unique': {
+        const fields = error.fields;
+        const together = fields.length > 1 ? ' together' : '';
+        const names = fields.length ? fields.join(' and ') : 'value';
         return new ApiError(
           'unique_violation',
-          `Another record already has this ${error.field ?? 'value'}.`,
-          [{ pointer: `#/${error.field ?? ''}`, code: 'unique', message: `${error.field} must be unique` }],
-          { field: error.field },
+          `Another record already has this ${names}.`,
+          fields.map((f) => ({ pointer: `#/${f}`, code: 'unique', message: `${names} must be unique${together}` })),
+          { field: error.field, ...(fields.length > 1 ? { fields } : {}) },
         );
+      }
       case 'busy':
         logStorageFault(error, request);
         return new ApiError('busy', 'The database is busy; retry shortly.', undefined, undefined, {

@@ -39,6 +39,8 @@ export type {
   StoredEvent,
   StoredResponse,
   Timer,
+  VersionUsageStore,
+  VersionUse,
   WebhookEndpoint,
   WebhookStore,
 } from './store.ts';

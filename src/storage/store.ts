@@ -263,6 +263,26 @@ export interface CounterStore {
   reset(key: string): Promise<void>;
 }
 
+/** Requests in one API version by one caller on one day (UTC), and when the last of them came. */
+export interface VersionUse {
+  readonly version: string;
+  /** The principal's subject; '' for anonymous callers. */
+  readonly caller: string;
+  /** YYYY-MM-DD (UTC). */
+  readonly day: string;
+  readonly count: number;
+  /** ISO time of the latest request counted. */
+  readonly lastSeen: string;
+}
+
+/** Use of each API version per caller per day (versioning part): counted in memory, added here in batches. */
+export interface VersionUsageStore {
+  /** Adds each row's count to its (version, caller, day), keeping the later lastSeen; one upsert per row. */
+  add(rows: readonly VersionUse[]): Promise<void>;
+  /** Every row from `sinceDay` on, newest day first. */
+  list(sinceDay: string): Promise<VersionUse[]>;
+}
+
 /** What a store tells its readers about: new events, changed API keys, changed webhook endpoints. */
 /** Named sequences (integer ids, numbers per parent): 1, 2, 3…, each taken once. */
 export interface SequenceStore {
@@ -464,6 +484,7 @@ export interface Store {
   readonly events: EventLog;
   readonly webhooks: WebhookStore;
   readonly counters: CounterStore;
+  readonly versionUsage: VersionUsageStore;
   readonly sequences: SequenceStore;
   readonly signals: StoreSignals;
   /** Resolves when the database answers and can take writes as far as the store can tell; else StoreError. */
@@ -498,13 +519,16 @@ export interface CloseReport {
  * error (its code, e.g. SQLITE_IOERR_WRITE) for the log.
  */
 export class StoreError extends Error {
+  /** Every field of a broken unique key (`field` is the first): a compound key names them all. */
+  readonly fields: readonly string[];
   constructor(
     readonly kind: StoreErrorKind,
     message: string,
     readonly field?: string,
-    options?: { readonly cause?: unknown },
+    options?: { readonly cause?: unknown; readonly fields?: readonly string[] },
   ) {
     super(message, options);
     this.name = 'StoreError';
+    this.fields = options?.fields ?? (field === undefined ? [] : [field]);
   }
 }

@@ -27,6 +27,12 @@ export const endpointComponents = (): Pick<OpenApiComponents, 'parameters' | 'he
         'The ETag of the record as last read; the write fails with 412 when it has changed since. `*` matches any.',
       schema: { type: 'string', examples: ['"r1"'] },
     },
+    IfNoneMatch: {
+      name: 'If-None-Match',
+      in: 'header',
+      description: 'The ETag of the copy you hold; answered 304 without a body while the record has not changed.',
+      schema: { type: 'string', examples: ['"r1"'] },
+    },
     IdempotencyKey: {
       name: 'Idempotency-Key',
       in: 'header',
@@ -196,9 +202,13 @@ export const resourcePaths = (plan: Plan, resource: ResourcePlan): Record<string
           operationId: `get${own}${resource.name}`,
           summary: `Get ${yours}`,
           tags,
-          parameters: [...params, ...expandParameters(resource), ...headerParams('RequestId')],
+          parameters: [...params, ...expandParameters(resource), ...headerParams('IfNoneMatch', 'RequestId')],
           responses: {
             '200': answered('get', `The ${resource.name}.`, ['ETag'], route.self),
+            '304': {
+              description: 'Not modified: the ETag in If-None-Match is current.',
+              headers: { ETag: ref('headers', 'ETag') },
+            },
             ...errors('get'),
           },
         };

@@ -105,7 +105,15 @@ const PROBLEM_EXTENSIONS: Record<string, OpenApiObject> = {
     description: '`invalid_transition`: the transitions the record may take from its state.',
   },
   guard: { type: 'string', description: '`transition_guard_failed`: the condition that did not hold.' },
-  field: { type: 'string', description: '`unique_violation`: the field whose value is already taken.' },
+  field: {
+    type: 'string',
+    description: '`unique_violation`: the field whose value is already taken (the first of a key).',
+  },
+  fields: {
+    type: 'array',
+    items: { type: 'string' },
+    description: '`unique_violation` of a compound unique key: every field of the key.',
+  },
   maxLimit: { type: 'integer', description: '`limit_exceeded`: the largest page size allowed.' },
   param: {
     type: 'string',

@@ -20,9 +20,12 @@ export const outboxHook = (ctx: RuntimeContext): WriteHook | undefined => {
   if (resources.size === 0) return undefined;
   const writers = new Map(ctx.plan.resources.map((r) => [r.name, createRecordWriter(r)]));
   const append = (e: NewEvent) => ctx.store.events.append(e);
+  const callbacks = ctx.plan.events.callbacks;
   return (event: WriteEvent) => {
     const { resource } = event;
     if (!resources.has(resource.name)) return;
+    // A callback is rendered in the API version of the request that made the change (payloads.ts): kept with it.
+    const version = event.apiVersion && callbacks.has(resource.name) ? { apiVersion: event.apiVersion } : {};
     const writer = writers.get(resource.name) as ReturnType<typeof createRecordWriter>;
     // A created event happens when its record was created: the record's own createdAt, no second clock reading.
     const time =
@@ -38,7 +41,9 @@ export const outboxHook = (ctx: RuntimeContext): WriteHook | undefined => {
           time,
           resource: resource.name,
           recordId: event.after.id,
-          dataJson: `{"record":${json},"actor":${JSON.stringify(event.actor)}}`,
+          dataJson: `{"record":${json},"actor":${JSON.stringify(event.actor)}${
+            version.apiVersion ? `,"apiVersion":${JSON.stringify(version.apiVersion)}` : ''
+          }}`,
         });
       }
       case 'updated':
@@ -51,6 +56,7 @@ export const outboxHook = (ctx: RuntimeContext): WriteHook | undefined => {
             record: writer.toApi(event.after),
             changed: changedFields(resource, event.before, event.after),
             actor: event.actor,
+            ...version,
           },
         });
       case 'deleted':
@@ -59,7 +65,7 @@ export const outboxHook = (ctx: RuntimeContext): WriteHook | undefined => {
           time,
           resource: resource.name,
           recordId: event.before.id,
-          data: { record: writer.toApi(event.before), actor: event.actor },
+          data: { record: writer.toApi(event.before), actor: event.actor, ...version },
         });
       case 'transitioned':
         return append({
@@ -74,6 +80,7 @@ export const outboxHook = (ctx: RuntimeContext): WriteHook | undefined => {
             to: event.transition.to,
             input: event.input,
             actor: event.actor,
+            ...version,
           },
         });
     }

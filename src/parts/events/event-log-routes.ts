@@ -2,6 +2,7 @@ import type { HandlerInput, RuntimeContext } from '../../runtime/context.ts';
 import type { RouteSpec } from '../../runtime/route-spec.ts';
 import type { Principal } from '../auth/principal.ts';
 import { ApiError } from '../errors/api-error.ts';
+import { createEventShift } from '../versioning/event-shift.ts';
 import { createEventFilter, type EventView } from './visible.ts';
 
 const PAGE = { default: 50, max: 100 };
@@ -37,6 +38,8 @@ export const eventTypeFilter = (ctx: RuntimeContext) => {
 export const eventLogRoutes = (ctx: RuntimeContext): RouteSpec[] => {
   const visible = createEventFilter(ctx);
   const typesOf = eventTypeFilter(ctx);
+  // Each event in the API version of the request that reads it (versioning part).
+  const inVersion = createEventShift(ctx.plan);
 
   /** Reads on from `afterSeq` until `limit` visible events are found (or the scan budget is spent). */
   const page = async (
@@ -46,7 +49,7 @@ export const eventLogRoutes = (ctx: RuntimeContext): RouteSpec[] => {
     types: string[],
     since?: number,
   ) => {
-    const out: Array<{ seq: number; view: EventView }> = [];
+    const out: Array<{ seq: number; view: EventView; resource: string | undefined }> = [];
     let seq = afterSeq;
     let scanned = 0;
     while (out.length <= limit && scanned < SCAN_LIMIT) {
@@ -55,7 +58,7 @@ export const eventLogRoutes = (ctx: RuntimeContext): RouteSpec[] => {
         seq = e.seq;
         if (since !== undefined && Date.parse(e.time) < since) continue;
         const view = visible(e, principal);
-        if (view && out.length <= limit) out.push({ seq: e.seq, view });
+        if (view && out.length <= limit) out.push({ seq: e.seq, view, resource: e.resource });
       }
       scanned += batch.length;
       if (batch.length < 200) break;
@@ -71,7 +74,7 @@ export const eventLogRoutes = (ctx: RuntimeContext): RouteSpec[] => {
       operation: 'events.list',
       kind,
       body: 'none',
-      handler: async ({ query, principal }) => {
+      handler: async ({ query, principal, apiVersion }) => {
         const types = typesOf(query);
         const limitText = single(query.limit);
         const limit = limitText === undefined ? PAGE.default : Number(limitText);
@@ -90,7 +93,7 @@ export const eventLogRoutes = (ctx: RuntimeContext): RouteSpec[] => {
         return {
           status: 200,
           headers: JSON_TYPE,
-          body: JSON.stringify({ data: shown.map((f) => f.view), nextCursor }),
+          body: JSON.stringify({ data: shown.map((f) => inVersion(f.view, apiVersion, f.resource)), nextCursor }),
         };
       },
     },
@@ -100,12 +103,12 @@ export const eventLogRoutes = (ctx: RuntimeContext): RouteSpec[] => {
       operation: 'events.get',
       kind,
       body: 'none',
-      handler: async ({ params, principal }) => {
+      handler: async ({ params, principal, apiVersion }) => {
         const id = params.id ?? '';
         const event = await ctx.store.events.get(id); // undefined for anything that is no event id
         const view = event ? visible(event, principal) : undefined;
         if (!view) throw new ApiError('not_found', `No event with id ${id}.`);
-        return { status: 200, headers: JSON_TYPE, body: JSON.stringify(view) };
+        return { status: 200, headers: JSON_TYPE, body: JSON.stringify(inVersion(view, apiVersion, event?.resource)) };
       },
     },
   ];

@@ -17,7 +17,8 @@ export interface Outgoing {
  * - a webhook endpoint gets an event only when its owner may read the record, with the owner's hidden
  *   fields left out (the same view `GET /events` gives that owner);
  * - a callback goes to the URL held in the record as it was when the event happened, with the fields hidden
- *   from a caller without roles left out; a record without a usable URL has no callback.
+ *   from a caller without roles left out, in the API version of the request that made the change (the default
+ *   version for a timer's); a record without a usable URL has no callback.
  * Undefined: nothing to send, or `problem` when there was something but it cannot go.
  */
 export const createPayloads = (ctx: RuntimeContext) => {
@@ -27,6 +28,7 @@ export const createPayloads = (ctx: RuntimeContext) => {
   const onWire = createEventWire(ctx.plan);
   // The payload in the API version the endpoint is pinned to (versioning part).
   const inVersion = createEventShift(ctx.plan);
+  const defaultVersion = ctx.plan.versioning?.fallback;
   const noRoles: Principal = { subject: '', roles: [], scheme: 'callback', claims: {} };
 
   const forCallback = (endpoint: WebhookEndpoint, event: StoredEvent): Outgoing | { problem: string } | undefined => {
@@ -40,11 +42,14 @@ export const createPayloads = (ctx: RuntimeContext) => {
     const hidden = ctx.access.hiddenFields(resource, noRoles);
     const shown: Record<string, unknown> = { ...record };
     for (const name of hidden) delete shown[name];
-    const data: Record<string, unknown> = { ...event.data, record: shown };
+    const { apiVersion, ...rest } = event.data;
+    const data: Record<string, unknown> = { ...rest, record: shown };
     // The names of hidden fields are left out of `changed` too, as the event log does for any reader.
     if (Array.isArray(data.changed)) data.changed = data.changed.filter((f) => !hidden.has(f));
     const view = { id: event.id, type: event.type, time: event.time, data: onWire(resource, data) };
-    return { url, body: JSON.stringify(inVersion(view, endpoint.apiVersion, event.resource)) };
+    // In the version of the request that made the change (a timer's change: the default version).
+    const version = typeof apiVersion === 'string' ? apiVersion : (endpoint.apiVersion ?? defaultVersion);
+    return { url, body: JSON.stringify(inVersion(view, version, event.resource)) };
   };
 
   return (endpoint: WebhookEndpoint, event: StoredEvent): Outgoing | { problem: string } | undefined => {

@@ -3,6 +3,7 @@ import type { PartHost } from '../../runtime/part.ts';
 import type { RouteSpec } from '../../runtime/route-spec.ts';
 import type { StoredEvent } from '../../storage/index.ts';
 import { ApiError } from '../errors/api-error.ts';
+import { createEventShift } from '../versioning/event-shift.ts';
 import { eventTypeFilter } from './event-log-routes.ts';
 import { createOutboxHead } from './outbox-head.ts';
 import { serveSse } from './sse-connection.ts';
@@ -29,6 +30,8 @@ export const streamRoute = (ctx: RuntimeContext, host: Pick<PartHost, 'health' |
   const caps = createStreamCaps(settings.maxPerCaller, settings.maxOpen);
   const visible = createEventFilter(ctx);
   const typesOf = eventTypeFilter(ctx);
+  // Events in the API version of the request that opened the stream (versioning part).
+  const inVersion = createEventShift(ctx.plan);
   const head = createOutboxHead(ctx, host.health('event stream'));
   /** Open streams, ended when the server closes (they would hold its close up for ever). */
   const open = new Set<() => void>();
@@ -61,7 +64,8 @@ export const streamRoute = (ctx: RuntimeContext, host: Pick<PartHost, 'health' |
           seq = e.seq;
           if (types.size && !types.has(e.type)) continue;
           const view = visible(e, principal);
-          if (view) out += `id: ${view.id}\nevent: ${view.type}\ndata: ${JSON.stringify(view)}\n\n`;
+          if (view)
+            out += `id: ${view.id}\nevent: ${view.type}\ndata: ${JSON.stringify(inVersion(view, input.apiVersion, e.resource))}\n\n`;
           if (out.length >= PAGE_BYTES) break;
         }
         return out;

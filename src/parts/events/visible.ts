@@ -23,6 +23,8 @@ export const createEventFilter = (ctx: RuntimeContext) => {
   return (event: StoredEvent, principal: Principal | undefined): EventView | undefined => {
     const resource = event.resource ? ctx.plan.resourcesByName.get(event.resource) : undefined;
     const view = { id: event.id, type: event.type, time: event.time, data: { ...event.data } };
+    // The version a callback is rendered in (emit.ts) is no part of the event.
+    if ('apiVersion' in view.data) delete view.data.apiVersion;
     if (!resource) {
       const roles = declared.get(event.type)?.roles;
       return !roles || principal?.roles.some((r) => roles.includes(r)) ? view : undefined;

@@ -55,6 +55,15 @@ export const numeric = (v: unknown) => (typeof v === 'string' && /^[0-9]+$/.test
 
 export const etagOf = (row: Row): string => `"r${row.revision}"`;
 
+/** Whether an If-None-Match header names this row's revision (weak comparison, RFC 9110 §13.1.2) or is `*`. */
+export const noneMatch = (header: string | string[] | undefined, row: Row): boolean => {
+  if (header === undefined) return false;
+  const value = Array.isArray(header) ? header.join(',') : header;
+  if (value.trim() === '*') return true;
+  const tag = `r${row.revision}`;
+  return value.split(',').some((item) => item.trim().replace(/^W\//, '') === `"${tag}"`);
+};
+
 /** The revision an If-Match names; undefined for '*'; null when it cannot match (weak or foreign tags). */
 export const parseIfMatch = (header: string | string[] | undefined): number | undefined | null => {
   if (header === undefined) return undefined;

@@ -13,6 +13,15 @@ interface Reference {
 
 const escapePointer = (name: string) => name.replaceAll('~', '~0').replaceAll('/', '~1');
 
+/** The field can hold a reference, at any depth (a ref, or an array or object with one inside). */
+const mayReference = (spec: FieldSpec): boolean =>
+  spec.type === 'ref' ||
+  (spec.items !== undefined && mayReference(spec.items)) ||
+  Object.values(spec.fields ?? {}).some(mayReference);
+
+/** The resource has a field that can hold a reference: without one, checkReferences has nothing to do. */
+export const holdsReferences = (resource: ResourcePlan): boolean => resource.fields.some((f) => mayReference(f.spec));
+
 /** Every reference a value holds, at any depth: a ref field, refs in an array, refs in (arrays of) objects. */
 const referencesIn = (spec: FieldSpec, value: unknown, pointer: string): Reference[] => {
   if (spec.type === 'ref') return spec.to && typeof value === 'string' ? [{ pointer, to: spec.to, id: value }] : [];

@@ -1,5 +1,5 @@
 import type { Operation, ResourcePlan } from '../../plan/types.ts';
-import { type Handler, type HandlerInput, type RuntimeContext, runHooks } from '../../runtime/context.ts';
+import { type Handler, type HandlerInput, type RuntimeContext, runHooks, versionOf } from '../../runtime/context.ts';
 import { compileBodyValidator } from '../../runtime/validator.ts';
 import type { Row } from '../../storage/index.ts';
 import { hashPassword, isPasswordHash } from '../auth/passwords.ts';
@@ -12,9 +12,9 @@ import { createSchema, patchSchema } from './json-schema.ts';
 import { createParentCheck, createRecordLoader, expectRevision } from './load-record.ts';
 import { mergePatch } from './merge-patch.ts';
 import { createNormalizer } from './normalize.ts';
-import { createRecordWriter, etagOf, mintId } from './record-io.ts';
+import { createRecordWriter, etagOf, mintId, noneMatch } from './record-io.ts';
 import { createRecordPath } from './record-keys.ts';
-import { checkReferences, releaseReferences } from './references.ts';
+import { checkReferences, holdsReferences, releaseReferences } from './references.ts';
 import { SYSTEM_FIELDS } from './system-fields.ts';
 
 export interface RecordHandlers {
@@ -173,6 +173,8 @@ export const compileRecordHandlers = (ctx: RuntimeContext, resource: ResourcePla
   const pathOf = createRecordPath(ctx, resource);
 
   const parentsOf = createParentCheck(ctx, resource);
+  // Work a resource without it skips: each await is a promise, and under a transaction's async context a hook call.
+  const checksReferences = holdsReferences(resource);
 
   const create: Handler = async (input) => {
     rejectLocked(input);
@@ -198,8 +200,8 @@ export const compileRecordHandlers = (ctx: RuntimeContext, resource: ResourcePla
       if (owner && sentOwner && !isCaller(values[owner], subject)) throw readOnlyOwner();
       throw error;
     }
-    await hashPasswords(values);
-    await checkReferences(ctx, resource, values, input.principal);
+    if (passwords.length) await hashPasswords(values);
+    if (checksReferences) await checkReferences(ctx, resource, values, input.principal);
     const nowMs = ctx.now().getTime();
     const now = new Date(nowMs).toISOString();
     const id = await mintId(resource, nowMs, ctx.store);
@@ -219,8 +221,8 @@ export const compileRecordHandlers = (ctx: RuntimeContext, resource: ResourcePla
     await runHooks(
       ctx,
       hidden.size === 0
-        ? { kind: 'created', resource, after: row, actor: input.caller, json: answer }
-        : { kind: 'created', resource, after: row, actor: input.caller },
+        ? { kind: 'created', resource, after: row, actor: input.caller, json: answer, ...versionOf(input) }
+        : { kind: 'created', resource, after: row, actor: input.caller, ...versionOf(input) },
     );
     const location = await pathOf(row, input.params);
     const headers = { location: `${ctx.plan.service.basePath}${location}` };
@@ -232,7 +234,12 @@ export const compileRecordHandlers = (ctx: RuntimeContext, resource: ResourcePla
 
   // A read's computed fields come in the record's own query.
   const loadShown = createRecordLoader(ctx, resource, shapes.shapeOf('get').computed);
-  const get: Handler = async (input) => respond(input, 'get', 200, await loadShown(input), undefined, true);
+  const get: Handler = async (input) => {
+    const row = await loadShown(input);
+    // The client's copy is current: 304 with the tag, no body (RFC 9110 §13.1.2).
+    if (noneMatch(input.headers['if-none-match'], row)) return { status: 304, headers: { etag: etagOf(row) } };
+    return respond(input, 'get', 200, row, undefined, true);
+  };
 
   const write = async (input: HandlerInput, op: 'update' | 'replace', next: Record<string, unknown>, current: Row) => {
     keepIntegerRefsAsText(next);
@@ -260,13 +267,20 @@ export const compileRecordHandlers = (ctx: RuntimeContext, resource: ResourcePla
         );
       }
     }
-    await checkReferences(ctx, resource, changes, input.principal);
+    if (checksReferences) await checkReferences(ctx, resource, changes, input.principal);
     await hashPasswords(changes);
     changes.updatedAt = ctx.now().toISOString();
     const row = await derived.update(current, changes, revision);
     if (!row)
       throw new ApiError('precondition_failed', 'The record changed while it was being written; read it again.');
-    await runHooks(ctx, { kind: 'updated', resource, before: current, after: row, actor: input.caller });
+    await runHooks(ctx, {
+      kind: 'updated',
+      resource,
+      before: current,
+      after: row,
+      actor: input.caller,
+      ...versionOf(input),
+    });
     return respond(input, op, 200, row);
   };
 
@@ -312,7 +326,7 @@ export const compileRecordHandlers = (ctx: RuntimeContext, resource: ResourcePla
     if (!(await ctx.store.delete(resource.name, current.id, { revision }))) {
       throw new ApiError('precondition_failed', 'The record changed while it was being deleted; read it again.');
     }
-    await runHooks(ctx, { kind: 'deleted', resource, before: current, actor: input.caller });
+    await runHooks(ctx, { kind: 'deleted', resource, before: current, actor: input.caller, ...versionOf(input) });
     return { status: 204 };
   };
 

@@ -1,5 +1,5 @@
 import type { ResourcePlan, StateMachinePlan, TransitionPlan } from '../../plan/types.ts';
-import { type Handler, type HandlerInput, type RuntimeContext, runHooks } from '../../runtime/context.ts';
+import { type Handler, type HandlerInput, type RuntimeContext, runHooks, versionOf } from '../../runtime/context.ts';
 import { compileBodyValidator } from '../../runtime/validator.ts';
 import type { Row } from '../../storage/index.ts';
 import { celPrincipal, type Principal } from '../auth/principal.ts';
@@ -17,6 +17,8 @@ export interface TransitionRun {
   readonly actor: string;
   readonly principal?: Principal;
   readonly revision?: number;
+  /** The API version of the request (none for a timer). */
+  readonly apiVersion?: string;
 }
 
 /** Names of the transitions a record in `state` may take. */
@@ -49,7 +51,7 @@ export const compileTransition = (
   // per transition on a database server.
   const timed = machine.transitions.some((other) => other.afterMs !== undefined);
 
-  const apply = async ({ row, input, actor, revision, principal }: TransitionRun): Promise<Row> => {
+  const apply = async ({ row, input, actor, revision, principal, apiVersion }: TransitionRun): Promise<Row> => {
     const from = row[machine.field];
     if (!t.from.includes(String(from))) throw invalidTransition(machine, t.name, from);
     if (guard && !guard({ record: writer.toApi(row), input, principal: celPrincipal(principal) })) {
@@ -83,7 +85,16 @@ export const compileTransition = (
       await ctx.store.stateLog.cancel(resource.name, row.id);
       await scheduleTimers(ctx, resource, machine, after);
     }
-    await runHooks(ctx, { kind: 'transitioned', resource, before: row, after, transition: t, input, actor });
+    await runHooks(ctx, {
+      kind: 'transitioned',
+      resource,
+      before: row,
+      after,
+      transition: t,
+      input,
+      actor,
+      ...(apiVersion ? { apiVersion } : {}),
+    });
     return after;
   };
 
@@ -101,6 +112,7 @@ export const compileTransition = (
       actor: request.caller,
       ...(request.principal ? { principal: request.principal } : {}),
       ...(revision !== undefined ? { revision } : {}),
+      ...versionOf(request),
     });
     const visible = writer.visibleTo(after, ctx.access.hiddenFields(resource, request.principal));
     let answer: string;

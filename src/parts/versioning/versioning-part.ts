@@ -3,13 +3,15 @@ import type { Exchange, Step } from '../../runtime/lifecycle.ts';
 import type { ServerPart } from '../../runtime/part.ts';
 import { ApiError, type FieldError } from '../errors/api-error.ts';
 import { createRecordDown, shiftAnswer, shiftQuery } from './answer-shift.ts';
+import { newestTags, versionedTag } from './etag-shift.ts';
+import { historyDown } from './history-shift.ts';
 import type { VersioningPlan, VersionPlan } from './plan.ts';
 import { requestedVersion } from './select.ts';
 import type { RecordShift } from './shift.ts';
+import { createVersionUsage, versionUsageRoute } from './usage.ts';
 
 const WRITES = new Set(['create', 'update', 'replace']);
-/** Answers that are records of the route's resource (a transition answers the record too). */
-const NOT_RECORDS = new Set(['delete', 'history']);
+const CONDITIONS = ['if-match', 'if-none-match'] as const;
 
 const addVary = (reply: FastifyReply, name: string) => {
   const current = reply.getHeader('vary');
@@ -31,19 +33,21 @@ const retirementHeaders = (reply: FastifyReply, version: VersionPlan) => {
   reply.header('link', typeof current === 'string' && current ? `${current}, ${links.join(', ')}` : links.join(', '));
 };
 
-/** Errors of the newest version as an older one names them: pointers and the field names messages quote. */
-const shiftError = (shift: RecordShift) => (error: ApiError) => {
-  if (!error.errors?.length && !error.detail) return error;
-  const field = (e: FieldError): FieldError => ({
-    ...e,
-    pointer: shift.pointer(e.pointer),
-    message: shift.message(e.message),
-  });
+/**
+ * Errors of the newest version as an older one names them: pointers and the field names messages quote, and the
+ * `currentEtag` of a 412 in the version's spelling (when its records differ, `tagged`).
+ */
+const shiftError = (shift: RecordShift | undefined, tagged: string | undefined) => (error: ApiError) => {
+  const etag = error.extensions?.currentEtag;
+  const retag = tagged !== undefined && typeof etag === 'string';
+  if (!retag && (!shift || (!error.errors?.length && !error.detail))) return error;
+  const field = (e: FieldError): FieldError =>
+    shift ? { ...e, pointer: shift.pointer(e.pointer), message: shift.message(e.message) } : e;
   return new ApiError(
     error.code,
-    error.detail === undefined ? undefined : shift.message(error.detail),
+    error.detail === undefined || !shift ? error.detail : shift.message(error.detail),
     error.errors?.map(field),
-    error.extensions,
+    retag ? { ...error.extensions, currentEtag: versionedTag(etag, tagged) } : error.extensions,
     error.headers,
   );
 };
@@ -64,6 +68,10 @@ export const versioningPart: ServerPart = {
     const vary = versioning.scheme === 'header' ? header : versioning.scheme === 'media-type' ? 'Accept' : '';
     const records = createRecordDown(plan, versioning);
     const listing = ids.join(', ');
+    const usage = createVersionUsage(ctx);
+    host.worker('version usage', usage.start);
+    // An admin route needs an admin to call it: a spec without auth schemes has none (it would be public).
+    if (plan.auth.schemes.size > 0) host.route(versionUsageRoute(ctx, usage));
     const shiftOf = (exchange: Exchange): RecordShift | undefined => {
       const resource = exchange.route.kind.resource;
       return exchange.version === newest || !resource
@@ -89,6 +97,7 @@ export const versioningPart: ServerPart = {
             { versions: [...ids] },
           );
         exchange.version = id;
+        usage.count(id, exchange.principal?.subject ?? '');
         reply.header('api-version', id);
         if (vary) addVary(reply, vary);
         retirementHeaders(reply, version);
@@ -101,9 +110,16 @@ export const versioningPart: ServerPart = {
           );
         if (id === newest) return;
         const shift = shiftOf(exchange);
-        if (!shift) return;
-        exchange.reshapeError = shiftError(shift);
-        if (list) shiftQuery(request.query as Record<string, unknown>, shift);
+        const resource = route.kind.resource;
+        const tagged = resource && !route.kind.custom && records.differs(id, resource) ? id : undefined;
+        if (tagged)
+          for (const name of CONDITIONS) {
+            const given = request.headers[name];
+            if (typeof given === 'string') request.headers[name] = newestTags(given, tagged);
+          }
+        if (!shift && !tagged) return;
+        exchange.reshapeError = shiftError(shift, tagged);
+        if (list && shift) shiftQuery(request.query as Record<string, unknown>, shift);
       };
     });
 
@@ -120,15 +136,28 @@ export const versioningPart: ServerPart = {
     host.step('answer', (route): Step | undefined => {
       const { resource: name, action, custom } = route.kind;
       const resource = name ? plan.resourcesByName.get(name) : undefined;
-      if (!resource || custom || NOT_RECORDS.has(action)) return undefined;
+      if (!resource || custom || action === 'delete') return undefined;
       const list = action === 'list';
+      const history = action === 'history';
       return (exchange) => {
         const version = exchange.version;
         const out = exchange.output;
-        if (version === newest || version === undefined || !out?.body || out.status < 200 || out.status > 299) return;
+        if (version === newest || version === undefined || !out) return;
         if (!records.differs(version, resource.name)) return;
-        const body = shiftAnswer(resource, list, JSON.parse(out.body), (r) => records.down(version, resource.name, r));
-        exchange.output = { ...out, body: JSON.stringify(body) };
+        const etag = out.headers?.etag;
+        const headers = etag ? { ...out.headers, etag: versionedTag(etag, version) } : out.headers;
+        if (!out.body || out.status < 200 || out.status > 299) {
+          if (etag) exchange.output = { ...out, ...(headers ? { headers } : {}) };
+          return;
+        }
+        const parsed = JSON.parse(out.body);
+        const shift = versioning.shifts.get(version)?.get(resource.name);
+        const body = history
+          ? shift
+            ? historyDown(shift, parsed)
+            : parsed
+          : shiftAnswer(resource, list, parsed, (r) => records.down(version, resource.name, r));
+        exchange.output = { ...out, body: JSON.stringify(body), ...(headers ? { headers } : {}) };
       };
     });
   },

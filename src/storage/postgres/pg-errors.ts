@@ -16,8 +16,8 @@ const CONNECTION_MESSAGES =
   /Connection terminated|not queryable|after calling end on the pool|timeout exceeded when trying to connect|Client was closed/;
 
 export interface ErrorContext {
-  /** The field a unique index guards, from the index's name. */
-  uniqueField(constraint: string): string;
+  /** The fields a unique index guards, from the index's name. */
+  uniqueFields(constraint: string): readonly string[];
 }
 
 /** The StoreError an error thrown by the driver means, or the error itself (a bug). */
@@ -26,8 +26,8 @@ export const storeErrorOf = (error: unknown, context: ErrorContext): unknown => 
   if (error instanceof pg.DatabaseError) {
     const code = error.code ?? '';
     if (code === '23505') {
-      const field = context.uniqueField(error.constraint ?? '');
-      return new StoreError('unique', `${field} must be unique`, field, { cause: error });
+      const fields = context.uniqueFields(error.constraint ?? '');
+      return new StoreError('unique', `${fields.join(', ')} must be unique`, fields[0], { cause: error, fields });
     }
     if (BUSY.has(code)) return new StoreError('busy', `the database is busy (${code})`, undefined, { cause: error });
     if (LOST.has(code) || UNAVAILABLE_CLASSES.has(code.slice(0, 2))) {

@@ -29,6 +29,7 @@ import { postgresDialect } from './postgres-dialect.ts';
 import { postgresSequences } from './sequences.ts';
 import { postgresStateLog } from './state-log.ts';
 import { SYSTEM_TABLES } from './system-tables.ts';
+import { postgresVersionUsage } from './version-usage.ts';
 import { postgresWebhooks } from './webhooks.ts';
 
 /** How often a migration that lost a deadlock or a serialization conflict is run again. */
@@ -69,9 +70,12 @@ export class PostgresStore implements Store {
   readonly events;
   readonly webhooks;
   readonly counters;
+  readonly versionUsage;
   readonly sequences;
   readonly signals;
   #ready: Promise<void> | undefined;
+  /** #ready has resolved: the store's calls no longer wait for it (an await per call is a promise and a turn). */
+  #isReady = false;
   #closed = false;
   #lost = false;
   #synchronous = 'on';
@@ -90,6 +94,7 @@ export class PostgresStore implements Store {
     this.idempotency = part(postgresIdempotency(db));
     this.stateLog = part(postgresStateLog(db));
     this.counters = part(postgresCounters(db));
+    this.versionUsage = part(postgresVersionUsage(db));
     this.sequences = part(postgresSequences(db));
     this.apiKeys = this.#telling('keys', part(keys), ['create', 'revoke']);
     this.events = notifying(detachedSignals, 'events', part(postgresEventLog(db)), ['append']);
@@ -145,7 +150,7 @@ export class PostgresStore implements Store {
         if (this.#closed) throw new StoreError('unavailable', 'the store is closed');
         if (this.#lost) throw this.#lostError();
         try {
-          if (name !== 'migrate' && !this.#db.inTransaction) await this.#setUp();
+          if (name !== 'migrate' && !this.#isReady && !this.#db.inTransaction) await this.#setUp();
           return await method.apply(part, args);
         } catch (error) {
           if (isLost(error)) this.#lost = true;
@@ -161,28 +166,38 @@ export class PostgresStore implements Store {
   }
 
   readonly #errorContext = {
-    uniqueField: (constraint: string) => {
+    uniqueFields: (constraint: string): readonly string[] => {
       for (const { plan } of this.#tables.values()) {
-        if (constraint === `${plan.table}_pkey`) return 'id';
+        if (constraint === `${plan.table}_pkey`) return ['id'];
         for (const f of plan.fields) {
           if (`${plan.table}__${f.column}__unique`.startsWith(constraint) && constraint.length > plan.table.length)
-            return f.name;
+            return [f.name];
         }
+        const columnOf = (f: string) => plan.fieldsByName.get(f)?.column ?? f;
+        // PostgreSQL cuts names at 63 bytes: the constraint may be a prefix of the index's name.
         const index = plan.indexes.find(
-          (i) => i.unique && (i.name ?? `${plan.table}__${i.fields.join('_')}`) === constraint,
+          (i) =>
+            i.unique &&
+            constraint.length > plan.table.length &&
+            (i.name ?? `${plan.table}__${i.fields.map(columnOf).join('_')}`).startsWith(constraint),
         );
-        if (index) return index.fields.join(', ');
+        if (index) return index.fields;
       }
-      return constraint;
+      return [constraint];
     },
   };
 
   /** The schema and the store's own tables, made once per store (under the migration lock). */
   #setUp(): Promise<void> {
-    this.#ready ??= this.#locked(async () => undefined).catch((error: unknown) => {
-      this.#ready = undefined;
-      throw error;
-    });
+    this.#ready ??= this.#locked(async () => undefined).then(
+      () => {
+        this.#isReady = true;
+      },
+      (error: unknown) => {
+        this.#ready = undefined;
+        throw error;
+      },
+    );
     return this.#ready;
   }
 
@@ -211,6 +226,7 @@ export class PostgresStore implements Store {
   async migrate(plan: Plan, options: { allowDataLoss?: boolean } = {}) {
     const report = await this.#locked(() => migratePostgres(this.#db.client(), plan, options.allowDataLoss === true));
     this.#ready = Promise.resolve();
+    this.#isReady = true;
     for (const resource of plan.resources) this.#tables.set(resource.name, this.#prepare(resource));
     const [setting] = await this.#db.rows<{ synchronous_commit: string }>('SHOW synchronous_commit');
     this.#synchronous = setting?.synchronous_commit ?? 'on';

@@ -22,6 +22,10 @@ CREATE INDEX IF NOT EXISTS _ninefold_timers__record ON _ninefold_timers (resourc
 
 CREATE TABLE IF NOT EXISTS _ninefold_counters (key text COLLATE "C" PRIMARY KEY, count integer NOT NULL, reset_at bigint NOT NULL);
 
+CREATE TABLE IF NOT EXISTS _ninefold_version_usage (
+  version text COLLATE "C" NOT NULL, caller text COLLATE "C" NOT NULL, day text COLLATE "C" NOT NULL,
+  count bigint NOT NULL, last_seen text COLLATE "C" NOT NULL, PRIMARY KEY (version, caller, day));
+
 CREATE TABLE IF NOT EXISTS _ninefold_api_keys (
   id text COLLATE "C" PRIMARY KEY, secret_hash text COLLATE "C" NOT NULL, subject text COLLATE "C" NOT NULL, roles text COLLATE "C" NOT NULL,
   created_at text COLLATE "C" NOT NULL, expires_at text COLLATE "C", revoked_at text COLLATE "C", api_version text COLLATE "C");

@@ -45,9 +45,10 @@ export const storeErrorOf = (
   if (error instanceof StoreError) return error;
   if (error instanceof Database.SqliteError) {
     if (UNIQUE.has(error.code)) {
-      const [, table = '', column = 'id'] = /: ([^.\s]+)\.(\w+)/.exec(error.message) ?? [];
-      const field = context.uniqueField(table, column);
-      return new StoreError('unique', `${field} must be unique`, field, { cause: error });
+      // "UNIQUE constraint failed: favorite.article, favorite.user": every column of the key.
+      const columns = [...error.message.matchAll(/(?:: |, )([^.\s,]+)\.(\w+)/g)];
+      const fields = columns.length ? columns.map(([, t = '', c = '']) => context.uniqueField(t, c)) : ['id'];
+      return new StoreError('unique', `${fields.join(', ')} must be unique`, fields[0], { cause: error, fields });
     }
     const kind = KIND_OF_PRIMARY[primaryOf(error.code)];
     if (kind) return new StoreError(kind, `${MESSAGES[kind]} (${error.code})`, undefined, { cause: error });

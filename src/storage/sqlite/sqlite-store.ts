@@ -19,6 +19,7 @@ import { sqliteSequences } from './sequences.ts';
 import { sqliteDialect } from './sqlite-dialect.ts';
 import { methodsOf, storeErrorOf, translatingErrors } from './sqlite-errors.ts';
 import { sqliteStateLog } from './state-log.ts';
+import { sqliteVersionUsage } from './version-usage.ts';
 import { sqliteWebhooks } from './webhooks.ts';
 
 export type { SqliteOptions };
@@ -69,6 +70,7 @@ export class SqliteStore implements Store {
   readonly events;
   readonly webhooks;
   readonly counters;
+  readonly versionUsage;
   readonly sequences;
   readonly signals = createLocalSignals();
 
@@ -88,6 +90,7 @@ export class SqliteStore implements Store {
       this.idempotency = part(sqliteIdempotency(db), ['claim', 'complete', 'purgeBefore']);
       this.stateLog = part(sqliteStateLog(db), ['append', 'schedule', 'cancel', 'claimDue', 'finish']);
       this.counters = part(sqliteCounters(db), ['hit', 'purgeBefore', 'reset']);
+      this.versionUsage = part(sqliteVersionUsage(db), ['add']);
       this.sequences = part(sqliteSequences(db), ['next']);
       this.apiKeys = notifying(this.signals, 'keys', part(sqliteApiKeys(db), ['create', 'revoke']), [
         'create',

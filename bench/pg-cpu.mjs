@@ -1,0 +1,229 @@
+// CPU time per request, Ninefold on PostgreSQL against the hand-written Fastify + node-postgres server
+// (bench/baseline-fastify-pg.mjs), for GET by id, POST, list, transition and POST with one webhook. Each server
+// answers a fixed number of requests at a fixed concurrency (autocannon `amount`); the server's own CPU time
+// (/proc/<pid>/stat utime + stime) over those requests, divided by their count, is less sensitive to the
+// neighbours' load than req/s (the same build against itself: within about 10%).
+// Run after `npx tsc -p tsconfig.json` (or `npm run build`).
+//
+// env (defaults): N=3000 (measured requests per line) WARM=600 CONNS=20 ITEMS=2000 ROUNDS=1
+//                 LINES=get,post,list,transition,post-hook PG_URL=postgres://postgres@127.0.0.1:5432/test
+//                 NF_B=<another checkout's bin/ninefold.js> (compare two builds of Ninefold, in place of the hand-written)
+//                 PROF=<dir> (the servers run under `node --cpu-prof --cpu-prof-dir=<dir>`)
+//                 STRACE=<dir> (`strace -c -f` on each server over the measured requests, written to <dir>)
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { openPgData } from './pg-data.mjs';
+
+const BENCH = dirname(fileURLToPath(import.meta.url));
+const ROOT = resolve(BENCH, '..');
+const env = process.env;
+const N = Number(env.N ?? 3000);
+const WARM = Number(env.WARM ?? 600);
+const CONNS = Number(env.CONNS ?? 20);
+const ITEMS = Number(env.ITEMS ?? 2000);
+const ROUNDS = Number(env.ROUNDS ?? 1);
+const PG_URL = env.PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const WANTED = (env.LINES ?? 'get,post,list,transition,post-hook').split(',');
+const RECEIVER_PORT = 18401;
+const TICK_US = 1e6 / 100; // USER_HZ: /proc/<pid>/stat counts in clock ticks of 10 ms
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+const { checkFile } = await import(join(ROOT, 'dist/spec/check.js'));
+const { buildPlan } = await import(join(ROOT, 'dist/plan/build-plan.js'));
+const { monotonicFactory } = await import('ulid');
+const planFor = async (file) => {
+  const c = await checkFile(join(BENCH, file));
+  if (!c.spec) throw new Error(`${file} does not check`);
+  return buildPlan(c.spec, c.dir);
+};
+const plans = { 'items.yaml': await planFor('items.yaml'), 'items-events.yaml': await planFor('items-events.yaml') };
+
+// ------------------------------------------------------------------ data: the same rows for both servers
+const at = (i) => new Date(Date.UTC(2024, 0, 1) + i * 1000).toISOString();
+const items = Array.from({ length: ITEMS }, (_, k) => ({
+  id: k + 1,
+  name: `item ${k + 1}`,
+  price: Math.round(((k + 1) * 137) % 100000) / 100,
+  tags: [`t${(k + 1) % 10}`],
+  createdAt: at(k + 1),
+}));
+const orderCount = WARM + N + CONNS;
+const orders = Array.from({ length: orderCount }, (_, k) => ({ id: k + 1, note: `order ${k + 1}`, createdAt: at(k) }));
+const ulid = monotonicFactory();
+const nfItems = items.map((it) => ({
+  ...it,
+  id: ulid(Date.parse(it.createdAt)),
+  updatedAt: it.createdAt,
+  revision: 1,
+}));
+const nfOrders = orders.map((o) => ({
+  id: ulid(Date.parse(o.createdAt)),
+  note: o.note,
+  status: 'cart',
+  createdAt: o.createdAt,
+  updatedAt: o.createdAt,
+  revision: 1,
+}));
+const pgData = await openPgData(PG_URL, ROOT);
+await pgData.seed({ plan: plans['items.yaml'], items, orders, nfItems, nfOrders });
+
+// ------------------------------------------------------------------ servers
+const cpuTicks = (pid) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return Number(fields[11]) + Number(fields[12]);
+};
+const start = async (server, port, db, spec) => {
+  const prof = env.PROF
+    ? [
+        '--cpu-prof',
+        `--cpu-prof-dir=${env.PROF}`,
+        '--require',
+        join(BENCH, 'exit-on-term.cjs'),
+        `--cpu-prof-name=${server}-${spec}-${port}-${Date.now()}.cpuprofile`,
+      ]
+    : [];
+  const args =
+    server !== 'fx'
+      ? [
+          ...prof,
+          server === 'nfB' ? env.NF_B : join(ROOT, 'bin/ninefold.js'),
+          'serve',
+          join(BENCH, spec),
+          '--port',
+          String(port),
+        ]
+      : [...prof, join(BENCH, 'baseline-fastify-pg.mjs')];
+  if (server !== 'fx') args.push('--db', db, '--log-level', 'warn');
+  const child = spawn(process.execPath, args, {
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...env, PORT: String(port), DB: db },
+  });
+  const probe = `http://127.0.0.1:${port}${server !== 'fx' ? '/healthz' : '/items/1'}`;
+  for (let i = 0; i < 300; i++) {
+    try {
+      if ((await fetch(probe)).status < 500) return child;
+    } catch {}
+    await sleep(100);
+  }
+  throw new Error(`${server} did not start`);
+};
+const stop = async (child) => {
+  const gone = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await gone;
+};
+
+/** `amount` requests; `path(i)` gives the i-th request's path. Resolves with non-2xx count. */
+const fire = (port, line, amount, path) =>
+  new Promise((ok, fail) => {
+    let i = 0;
+    const instance = autocannon(
+      {
+        url: `http://127.0.0.1:${port}`,
+        connections: CONNS,
+        amount,
+        requests: [
+          {
+            method: line.method,
+            body: line.body,
+            headers: line.body ? { 'content-type': 'application/json' } : {},
+            setupRequest: (req) => ({ ...req, path: path(i++) }),
+          },
+        ],
+      },
+      (error, result) => (error ? fail(error) : ok(result.non2xx + result.errors)),
+    );
+    instance.on('error', fail);
+  });
+
+const POST_BODY = '{"name":"widget","price":9.99,"tags":["a","b"]}';
+const LINES = {
+  get: { method: 'GET', path: (ids, i) => `/items/${ids.items[i % ids.items.length]}` },
+  post: { method: 'POST', body: POST_BODY, path: () => '/items' },
+  list: {
+    method: 'GET',
+    path: (_ids, i, server) => `/items?limit=20&price${server === 'fx' ? '_gte' : '[gte]'}=${(i * 7) % 900}`,
+  },
+  transition: { method: 'POST', body: '{}', path: (ids, i) => `/orders/${ids.orders[i]}/place` },
+  'post-hook': { method: 'POST', body: POST_BODY, path: () => '/items', webhook: true, only: 'nf' },
+};
+const idsOf = (server) =>
+  server !== 'fx'
+    ? { items: nfItems.map((r) => r.id), orders: nfOrders.map((r) => r.id) }
+    : { items: items.map((r) => r.id), orders: orders.map((r) => r.id) };
+
+/** One server, one line: CPU µs per measured request (and, with a webhook, µs per request until all delivered). */
+const measure = async (server, name, round) => {
+  const line = LINES[name];
+  const spec = line.webhook ? 'items-events.yaml' : 'items.yaml';
+  const { url } = await pgData.fresh(server === 'fx' ? 'fx' : 'nf', `cpu_${name}_${server}_${round}`, plans[spec]);
+  const port = server === 'fx' ? 18421 : 18420;
+  let receiver;
+  if (line.webhook) {
+    receiver = spawn(process.execPath, [join(BENCH, 'receiver.mjs'), String(RECEIVER_PORT)], { stdio: 'ignore' });
+    await sleep(300);
+  }
+  const child = await start(server, port, url, spec);
+  try {
+    if (line.webhook) {
+      const made = await fetch(`http://127.0.0.1:${port}/webhook-endpoints`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ url: `http://127.0.0.1:${RECEIVER_PORT}/hook` }),
+      });
+      if (made.status !== 201) throw new Error(`webhook endpoint: ${made.status}`);
+    }
+    const ids = idsOf(server);
+    const bad0 = await fire(port, line, WARM, (i) => line.path(ids, i, server));
+    const strace = env.STRACE
+      ? spawn('strace', ['-c', '-f', '-o', `${env.STRACE}/${name}-${server}.txt`, '-p', String(child.pid)])
+      : undefined;
+    if (strace) await sleep(500);
+    const t0 = cpuTicks(child.pid);
+    const bad = await fire(port, line, N, (i) => line.path(ids, WARM + i, server));
+    const t1 = cpuTicks(child.pid);
+    if (strace) {
+      strace.kill('SIGINT');
+      await new Promise((r) => strace.once('exit', r));
+    }
+    const out = { us: ((t1 - t0) * TICK_US) / N, bad: bad0 + bad };
+    if (line.webhook) {
+      const stats = async () => (await (await fetch(`http://127.0.0.1:${RECEIVER_PORT}/stats`)).json()).count;
+      for (let i = 0; i < 600 && (await stats()) < WARM + N; i++) await sleep(100);
+      out.delivered = await stats();
+      out.usDelivered = ((cpuTicks(child.pid) - t0) * TICK_US) / N;
+    }
+    return out;
+  } finally {
+    await stop(child);
+    if (receiver) receiver.kill('SIGTERM');
+  }
+};
+
+const fmt = (n) => (Number.isFinite(n) ? n.toFixed(0) : 'n/a');
+try {
+  for (let round = 1; round <= ROUNDS; round++) {
+    for (const name of WANTED) {
+      const nf = await measure('nf', name, round);
+      if (env.NF_B) {
+        const b = await measure('nfB', name, round);
+        console.log(
+          `${name.padEnd(11)} ninefold ${fmt(nf.us)} µs/req, NF_B ${fmt(b.us)} µs/req, ratio ${(b.us / nf.us).toFixed(2)}, non-2xx ${nf.bad}/${b.bad}`,
+        );
+        continue;
+      }
+      const fx = LINES[name].only ? undefined : await measure('fx', name, round);
+      const ref = fx?.us ?? (await measure('fx', 'post', round)).us;
+      let text = `${name.padEnd(11)} ninefold ${fmt(nf.us)} µs/req, hand-written ${fmt(ref)} µs/req${fx ? '' : ' (post)'}`;
+      text += `, ratio (hand-written/ninefold) ${(ref / nf.us).toFixed(2)}, non-2xx ${nf.bad}/${fx?.bad ?? 0}`;
+      if (nf.delivered !== undefined)
+        text += `; delivered ${nf.delivered}, ${fmt(nf.usDelivered)} µs/req until delivered (${(ref / nf.usDelivered).toFixed(2)})`;
+      console.log(text);
+    }
+  }
+} finally {
+  await pgData.close();
+}
