@@ -20,6 +20,8 @@ export default defineConfig({
       'test/events-webhooks.test.ts',
       'test/idempotency.test.ts',
       'test/example-*.test.ts',
+      'test/limits-built-in-routes.test.ts',
+      'test/limits-overload.test.ts',
       'test/limits-quotas.test.ts',
       'test/limits-rate.test.ts',
       'test/limits-sizes.test.ts',

@@ -86,6 +86,17 @@ const summary = (r) => ({
   errors: r.errors,
 });
 
+// A slow connection can be cut only once its time-out has passed: an attack shorter than that measures no cut.
+const cutAfterMs = (() => {
+  const text = ATTACK === 'body' ? (env.BODY_TIMEOUT ?? '30s') : (env.HEADERS_TIMEOUT ?? '20s');
+  const m = /^(\d+)(ms|s|min)$/.exec(text);
+  return m ? Number(m[1]) * { ms: 1, s: 1000, min: 60_000 }[m[2]] : 0;
+})();
+if ((DURATION + 1) * 1000 <= cutAfterMs)
+  log(
+    `note: the attack lasts ${DURATION + 1} s and slow ${ATTACK} are cut after ${cutAfterMs / 1000} s: none will be;`,
+    `raise DURATION or lower ${ATTACK === 'body' ? 'BODY_TIMEOUT' : 'HEADERS_TIMEOUT'} to measure the cut`,
+  );
 log(`baseline: ${DURATION} s of GET /items/{id} over ${CONNS} connections`);
 const alone = summary(await measure());
 

@@ -624,6 +624,18 @@ limits:
     ],
   },
   {
+    rule: 'limits: a reserve kept for no critical route',
+    spec: `ninefold: 1
+service: { name: s }
+resources:
+  Order:
+    fields: { total: { type: number } }
+limits:
+  overload: { lag: 200ms, reserve: 8 }
+`,
+    expected: ['limit-conflict@7:27'],
+  },
+  {
     rule: 'versioning',
     spec: `ninefold: 1
 service: { name: s }

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueApiKey } from '../src/parts/auth/keys.ts';
+import { retrySpreadMs } from '../src/parts/limits/quota-step.ts';
 import { call, freshDatabase, planOf, type Served, servePlan } from './helpers/serve-spec.ts';
 import { testClock } from './helpers/test-clock.ts';
 
@@ -82,7 +83,10 @@ describe('quotas', () => {
     expect((await create(s, alice)).status).toBe(201);
     const refused = await create(other, alice);
     expect(refused.status).toBe(429);
-    expect(refused.headers.get('retry-after')).toBe(String(6 * 3600));
+    // Six hours to midnight, and the caller's own part of a minute, so that callers do not all return at once (L4).
+    expect(refused.headers.get('retry-after')).toBe(
+      String(6 * 3600 + Math.ceil(retrySpreadMs('alice', 'Note.create', 86_400_000) / 1000)),
+    );
     expect(refused.headers.get('ratelimit')).toBe('"Note.create";r=0;t=21600');
     expect(refused.body).toMatchObject({
       type: QUOTA_TYPE,
@@ -99,6 +103,17 @@ describe('quotas', () => {
     expect(answers.filter((a) => a.status === 201)).toHaveLength(3);
     expect(answers.filter((a) => a.status === 429).every((a) => a.body.code === 'quota_exceeded')).toBe(true);
     expect(await s.countRows('note')).toBe(6);
+  });
+
+  it('spreads the callers it refused until midnight over a minute, each the same every time (L4)', async () => {
+    const retry = async (key: string) => Number((await create(s, key)).headers.get('retry-after'));
+    const [a, b] = [await retry(alice), await retry(bob)];
+    for (const seconds of [a, b]) {
+      expect(seconds).toBeGreaterThanOrEqual(6 * 3600);
+      expect(seconds).toBeLessThanOrEqual(6 * 3600 + 60);
+    }
+    expect(a).not.toBe(b);
+    expect(await retry(alice)).toBe(a);
   });
 
   it('survives a restart', async () => {

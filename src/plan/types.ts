@@ -422,6 +422,8 @@ export interface GuardsPlan {
 export interface OverloadPlan {
   readonly lagMs: number;
   readonly retryAfterS: number;
-  /** Routes answered even while overloaded (the health checks always are). */
+  /** Routes still served while overloaded, up to `reserve` at once (the health checks always are). */
   readonly critical: ReadonlySet<string>;
+  /** Requests the critical routes may have in flight at once while overloaded; past it they are shed too. */
+  readonly reserve: number;
 }

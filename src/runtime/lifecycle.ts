@@ -58,14 +58,19 @@ export interface Exchange {
   reshapeError?: (error: ApiError) => ApiError;
   /** Set by the handler; answer steps may reshape it. */
   output?: HandlerOutput;
+  /**
+   * Set by a step that answered the request itself (a refusal sent from parts prepared at start-up, cheaper than a
+   * thrown error): no later step runs, and the route's handler is never called.
+   */
+  answered?: true;
 }
 
 /** A step of one phase for one route: synchronous when it can be, so a route that needs no I/O makes no promise. */
 export type Step = (exchange: Exchange) => void | Promise<void>;
 
-/** Runs steps in order, staying synchronous until one of them returns a promise. */
+/** Runs steps in order, staying synchronous until one of them returns a promise; stops once one answered. */
 export const runSteps = (steps: readonly Step[], exchange: Exchange, from = 0): void | Promise<void> => {
-  for (let i = from; i < steps.length; i++) {
+  for (let i = from; i < steps.length && !exchange.answered; i++) {
     const pending = (steps[i] as Step)(exchange);
     if (pending) return pending.then(() => runSteps(steps, exchange, i + 1));
   }

@@ -1,6 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RouteKind } from '../parts/auth/route-access.ts';
+import type { ApiError } from '../parts/errors/api-error.ts';
 import type { Plan } from '../plan/types.ts';
+import type { CannedProblem } from './canned-problem.ts';
 import type { RuntimeContext, WriteHook } from './context.ts';
 import type { Step, StepPhase } from './lifecycle.ts';
 import type { PipelineRoute, RouteSpec } from './route-spec.ts';
@@ -43,6 +45,11 @@ export interface PartHost {
    * reference page), as one Fastify onRequest hook, so that those routes are guarded like every other.
    */
   beforeBody(kind: RouteKind, operation: string): (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+  /**
+   * A problem a step answers often (a refusal), rendered once for the route, the errors part's way: the step sends it
+   * and sets `exchange.answered`, which ends the request's way through the pipeline.
+   */
+  cannedProblem(route: PipelineRoute, error: ApiError): CannedProblem;
   /** Registers a third-party Fastify plugin (the API reference page); guard its routes with `beforeBody`. */
   mount(register: (app: FastifyInstance) => Promise<void>): void;
   /** Requests received so far (the delivery worker slows down while they saturate the process). */

@@ -5,6 +5,7 @@ import { ApiError } from '../parts/errors/api-error.ts';
 import type { ProblemContext, ProblemRenderer } from '../parts/errors/runtime.ts';
 import type { Plan } from '../plan/types.ts';
 import { bodyStep } from './body.ts';
+import { cannedProblem } from './canned-problem.ts';
 import type { HandlerInput, HandlerOutput, RuntimeContext } from './context.ts';
 import { createDeadlines, type Deadline } from './deadlines.ts';
 import { sendProblem, toApiError } from './errors.ts';
@@ -31,12 +32,16 @@ const pathOf = (request: FastifyRequest) => request.url.split('?')[0] ?? '';
  * Where an error happened, for its payload: the path, and the resource of the route (`Issue.create` → Issue) with
  * its envelope, so a per-field payload names `email`, not `user.email`.
  */
-const whereOf = (plan: Plan, request: FastifyRequest): ProblemContext => {
-  const operation = request.exchange?.route.operation;
+const routeWhere = (plan: Plan, route: PipelineRoute | undefined): Omit<ProblemContext, 'instance'> => {
+  const operation = route?.operation;
   const resource = operation && /^[A-Z]/.test(operation) ? operation.split('.')[0] : undefined;
   const envelope = resource ? plan.resourcesByName.get(resource)?.wire.envelope : undefined;
-  return { instance: pathOf(request), ...(resource ? { resource } : {}), ...(envelope ? { envelope } : {}) };
+  return { ...(resource ? { resource } : {}), ...(envelope ? { envelope } : {}) };
 };
+const whereOf = (plan: Plan, request: FastifyRequest): ProblemContext => ({
+  instance: pathOf(request),
+  ...routeWhere(plan, request.exchange?.route),
+});
 const timedOut = () =>
   new ApiError(
     'timeout',
@@ -102,8 +107,9 @@ export const createPipeline = (
         done(error as Error);
         return;
       }
-      if (pending) pending.then(() => done(), done);
-      else done();
+      // A step that answered the request itself ends it here: Fastify is not told to go on.
+      if (pending) pending.then(() => request.exchange?.answered || done(), done);
+      else if (!request.exchange?.answered) done();
     };
   };
   const { guards } = plan.limits;
@@ -142,11 +148,12 @@ export const createPipeline = (
       ? withTransaction(ctx, route.handler, route.method)
       : (input: HandlerInput) => route.handler(input);
     const onRequest = onRequestOf(route);
-    // Per-route limits are declared as "METHOD /path" of the spec (built-in routes have only the defaults).
+    // Per-route limits are declared as "METHOD /path" under the base path: declared and built-in API routes alike.
     const key = route.root ? '' : routeKey(route.method, route.path);
     const budgetMs = guards.timeoutMs.get(key) ?? plan.limits.requestTimeoutMs;
     const bodyLimit = guards.bodyBytes.get(key);
-    const critical = route.kind.builtIn === 'health' || guards.overload?.critical.has(key) === true;
+    const critical =
+      route.kind.builtIn === 'health' ? 'always' : guards.overload?.critical.has(key) === true ? 'reserved' : undefined;
     // The route table at debug level: what is served, to compare with what the documents say (test/openapi-routes).
     log.debug({ method: route.method, path: route.template, operation: route.operation }, 'route');
     app.route({
@@ -159,6 +166,7 @@ export const createPipeline = (
         const exchange = request.exchange ?? start(route, request, reply);
         const pending = runSteps(afterBody, exchange);
         if (pending) await pending;
+        if (exchange.answered) return reply;
         // Past the request's budget it is answered 503 at once; what the handler still does cannot commit.
         const deadline = deadlines.open(budgetMs, reply.elapsedTime, () => {
           if (!reply.sent) sendProblem(parts.render, reply, timedOut(), whereOf(plan, request));
@@ -237,8 +245,10 @@ export const createPipeline = (
       const early = stepsOf(route, BEFORE_BODY);
       return async (request: FastifyRequest, reply: FastifyReply) => {
         if (early.length) await runSteps(early, start(route, request, reply));
+        if (request.exchange?.answered) return reply;
       };
     },
+    cannedProblem: (route, error) => cannedProblem(parts.render, error, routeWhere(plan, route)),
     mount: (fn) => void mounts.push(fn),
     requests: parts.requests,
     workers: () => ({ failing: parts.registry.failing(), report: parts.registry.report() }),

@@ -4,6 +4,7 @@ import { parseDuration, parseRate, parseSize } from '../../spec/units.ts';
 import { suggestion } from '../../spec/validate-shape.ts';
 import { declaredRoutes, operationsOf, routeKey } from '../endpoints/routes.ts';
 import { resourceMap, transitionMap } from '../resources/lookup.ts';
+import { builtInRoutes } from './built-in-routes.ts';
 import { parseProxy } from './trusted-proxies.ts';
 
 type Parse = (text: unknown) => unknown;
@@ -24,7 +25,14 @@ const PROBLEMS = {
 export const checkLimits = (ctx: CheckContext): void => {
   const limits = isRecord(ctx.spec.limits) ? ctx.spec.limits : {};
   const declared = declaredRoutes(ctx.spec);
-  const routes = new Set(declared.map((r) => routeKey(r.method, r.path)));
+  // Built-in API routes (event log, webhook endpoints, key admin, usage) take per-route limits too.
+  const routes = new Set([
+    ...declared.map((r) => routeKey(r.method, r.path)),
+    ...builtInRoutes(ctx.spec).map((key) => {
+      const [method = '', path = ''] = key.split(' ');
+      return routeKey(method, path);
+    }),
+  ]);
   // Rates may also name an operation: Order.create, a transition Order.place, a custom endpoint's name.
   const operations = new Set(declared.map((r) => r.what.replace(/^(transition|custom endpoint) /, '')));
   const value = (code: keyof typeof PROBLEMS, text: unknown, path: PathSegment[]) => {
@@ -81,7 +89,7 @@ export const checkLimits = (ctx: CheckContext): void => {
   );
 };
 
-/** limits.overload: its durations, and critical routes that are routes of this service. */
+/** limits.overload: its durations, critical routes that are routes of this service, and a reserve for them. */
 const checkOverload = (
   ctx: CheckContext,
   overload: unknown,
@@ -91,6 +99,14 @@ const checkOverload = (
   if (!isRecord(overload)) return;
   duration(overload.lag, ['limits', 'overload', 'lag']);
   duration(overload.retryAfter, ['limits', 'overload', 'retryAfter']);
+  const critical = Array.isArray(overload.critical) ? overload.critical : [];
+  if (overload.reserve !== undefined && critical.length === 0)
+    ctx.report(
+      'limit-conflict',
+      ['limits', 'overload', 'reserve'],
+      'overload.reserve is the capacity kept for the critical routes, and none are listed in overload.critical',
+      'key',
+    );
   if (!Array.isArray(overload.critical)) return;
   for (const [i, key] of overload.critical.entries()) {
     const [method = '', route = ''] = String(key).trim().split(/\s+/);

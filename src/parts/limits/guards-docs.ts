@@ -89,7 +89,8 @@ const overloadBlocks = (plan: Plan): DocBlock[] => {
       code('GET /healthz'),
       ', ',
       code('GET /readyz'),
-      ...critical.flatMap((route) => [', ', code(route)]),
+      ...(critical.length > 0 ? [`; and, up to ${overload.reserve} requests at once, `] : []),
+      ...critical.flatMap((route, i) => [i ? ', ' : '', code(route)]),
       '.',
     ),
   ];

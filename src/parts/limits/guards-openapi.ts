@@ -1,5 +1,4 @@
 import type { Plan } from '../../plan/types.ts';
-import { routeKey } from '../endpoints/routes.ts';
 import { errorResponses } from '../errors/openapi.ts';
 import type { OpenApiObject } from '../openapi-model.ts';
 
@@ -16,17 +15,15 @@ const codesOf = (response: OpenApiObject): string[] => {
 
 /**
  * Adds what the limits part answers to every operation it applies to: 414 and 503 `timeout` everywhere; 413,
- * 408 and 400 `too_many_items` where a body is read; 503 `overloaded` where requests are shed (not the health
- * checks nor `limits.overload.critical`). Merged into the answers the operation already documents, by status.
+ * 408 and 400 `too_many_items` where a body is read; 503 `overloaded` where requests may be shed: everywhere but the
+ * health checks (a critical route is shed past its reserve). Merged into the answers the operation documents.
  */
 export const applyLimitAnswers = (plan: Plan, paths: Record<string, OpenApiObject>) => {
   const { overload } = plan.limits.guards;
-  const base = plan.service.basePath;
   for (const [path, item] of Object.entries(paths)) {
     for (const [method, operation] of Object.entries(item as Record<string, OpenApiObject>)) {
       if (!METHODS.has(method)) continue;
-      const specPath = base && path.startsWith(base) ? path.slice(base.length) || '/' : path;
-      const shed = overload && !HEALTH.has(path) && !overload.critical.has(routeKey(method, specPath));
+      const shed = overload && !HEALTH.has(path);
       const added = [
         'uri_too_long',
         'timeout',

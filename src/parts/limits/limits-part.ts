@@ -27,6 +27,7 @@ export const limitsPart: ServerPart = {
         address: clientAddress(limits.trustProxy),
         now: ctx.now,
         onStoreFailure: limits.onStoreFailure,
+        canned: host.cannedProblem,
       };
       host.step('limit', (route) => compileRateStep(deps, route));
     }

@@ -7,8 +7,11 @@ export type LagReading = () => number;
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** Answered even while the service is overloaded: the health checks and `limits.overload.critical`. */
-    critical?: boolean;
+    /**
+     * How the route fares while the service is overloaded: `always` served (the health checks), `reserved` served
+     * up to the reserve of `limits.overload.critical`; otherwise shed.
+     */
+    critical?: 'always' | 'reserved';
   }
 }
 
@@ -38,7 +41,10 @@ export const sampleEventLoopLag = (sampleMs: number): { lag: LagReading; stop():
 /**
  * Sheds new requests with 503 `overloaded` and Retry-After while the event loop lags past the declared threshold,
  * before anything else runs for them (authentication included), so a backlog is refused quickly instead of every
- * client waiting until it times out. Routes marked critical are served as usual. `send` answers the problem.
+ * client waiting until it times out. The health checks are served as usual; the critical routes too, as long as
+ * fewer than `reserve` of their requests are in flight (counted whether overloaded or not, from the request's
+ * arrival until its answer is sent or its connection closes), so that they cannot sink the process themselves.
+ * `send` answers the problem.
  */
 export const installOverloadGuard = (
   app: FastifyInstance,
@@ -49,8 +55,21 @@ export const installOverloadGuard = (
   const sampler = injected ? undefined : sampleEventLoopLag(Math.min(100, Math.max(10, overload.lagMs / 4)));
   const lag = injected ?? (sampler as { lag: LagReading }).lag;
   const retryAfter = String(overload.retryAfterS);
+  let criticalInFlight = 0;
+  const released = () => {
+    criticalInFlight--;
+  };
   app.addHook('onRequest', (request, reply, done) => {
-    if (lag() <= overload.lagMs || request.routeOptions.config?.critical) return done();
+    const critical = request.routeOptions.config?.critical;
+    if (critical === 'always') return done();
+    const admitted = lag() <= overload.lagMs || (critical === 'reserved' && criticalInFlight < overload.reserve);
+    if (admitted) {
+      if (critical === 'reserved') {
+        criticalInFlight++;
+        reply.raw.once('close', released);
+      }
+      return done();
+    }
     send(
       new ApiError('overloaded', 'The service is overloaded; retry later.', undefined, undefined, {
         'retry-after': retryAfter,

@@ -14,6 +14,7 @@ export const DEFAULT_HEADER_BYTES = 16 * 1024;
 export const DEFAULT_HEADERS_TIMEOUT_MS = 20_000;
 export const DEFAULT_RECEIVE_TIMEOUT_MS = 30_000;
 export const DEFAULT_RETRY_AFTER_S = 2;
+export const DEFAULT_CRITICAL_RESERVE = 16;
 
 /** "POST /orders/{id}": value, keyed by routeKey(); values that do not parse are left out (check reports them). */
 const perRoute = (map: Record<string, string> | undefined, parse: (text: unknown) => number | undefined) => {
@@ -49,6 +50,7 @@ const planGuards = (spec: ServiceSpec): GuardsPlan => {
               1,
               Math.ceil((parseDuration(overload?.retryAfter) ?? DEFAULT_RETRY_AFTER_S * 1000) / 1000),
             ),
+            reserve: overload?.reserve ?? DEFAULT_CRITICAL_RESERVE,
             critical: new Set(
               (overload?.critical ?? []).map((key) => {
                 const [method = '', path = ''] = key.trim().split(/\s+/);

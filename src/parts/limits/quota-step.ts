@@ -7,13 +7,28 @@ import { ApiError } from '../errors/api-error.ts';
 import { periodOf, quotaKey } from './quota-periods.ts';
 import { policyItem, retryAfter, stateItem } from './rate-headers.ts';
 
-const exceeded = (operation: string, limit: number, end: number, now: number) =>
+/** The most Retry-After adds to the time until the period ends: a minute, and at most 1 % of the period. */
+const MAX_SPREAD_MS = 60_000;
+
+/**
+ * Milliseconds a caller's Retry-After adds to the end of the period, the same for the caller every time and spread
+ * over callers (FNV-1a of the subject and operation), so that callers refused until midnight do not all come back
+ * in the same second (RELIABILITY.md L4; draft-ietf-httpapi-ratelimit-headers §8.5). The quota itself resets at
+ * the boundary.
+ */
+export const retrySpreadMs = (subject: string, operation: string, periodMs: number): number => {
+  let hash = 0x811c9dc5;
+  for (const c of `${subject}\n${operation}`) hash = Math.imul(hash ^ (c.codePointAt(0) as number), 0x01000193);
+  return (hash >>> 0) % Math.max(1, Math.min(MAX_SPREAD_MS, Math.floor(periodMs / 100)));
+};
+
+const exceeded = (operation: string, limit: number, period: { end: number }, now: number, spreadMs: number) =>
   new ApiError(
     'quota_exceeded',
-    `The quota of ${limit} ${operation} per period is used up; it resets at ${new Date(end).toISOString()}.`,
+    `The quota of ${limit} ${operation} per period is used up; it resets at ${new Date(period.end).toISOString()}.`,
     undefined,
-    { 'violated-policies': [operation], resetAt: new Date(end).toISOString() },
-    { 'retry-after': retryAfter(end - now) },
+    { 'violated-policies': [operation], resetAt: new Date(period.end).toISOString() },
+    { 'retry-after': retryAfter(period.end - now + spreadMs) },
   );
 
 /** Adds one item to a list-valued field another step may have set already. */
@@ -59,7 +74,8 @@ export const compileQuotaStep = (
   return async (exchange) => {
     const at = now();
     const period = periodOf(quota.windowMs, at.getTime());
-    const window = await counters.peek(quotaKey(operation, exchange.principal?.subject ?? '', period), at);
+    const subject = exchange.principal?.subject ?? '';
+    const window = await counters.peek(quotaKey(operation, subject, period), at);
     const used = window?.count ?? 0;
     appendHeader(exchange.reply, 'ratelimit-policy', item);
     appendHeader(
@@ -69,7 +85,7 @@ export const compileQuotaStep = (
     );
     if (used >= quota.limit) {
       exchange.reply.header('ratelimit', stateItem(operation, { remaining: 0, resetMs: period.end - at.getTime() }));
-      throw exceeded(operation, quota.limit, period.end, at.getTime());
+      throw exceeded(operation, quota.limit, period, at.getTime(), retrySpreadMs(subject, operation, quota.windowMs));
     }
   };
 };
@@ -90,6 +106,7 @@ export const quotaCounter = (limits: LimitsPlan, counters: CounterStore, now: ()
     const at = now().getTime();
     const period = periodOf(quota.windowMs, at);
     const window = await counters.hit(quotaKey(operation, event.actor, period), new Date(at), period.end - at);
-    if (window.count > quota.limit) throw exceeded(operation, quota.limit, period.end, at);
+    if (window.count > quota.limit)
+      throw exceeded(operation, quota.limit, period, at, retrySpreadMs(event.actor, operation, quota.windowMs));
   };
 };

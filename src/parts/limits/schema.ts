@@ -92,7 +92,14 @@ export const LimitsSchema = Type.Object(
           retryAfter: Type.Optional(Duration('Retry-After of a shed request (default 2s).')),
           critical: Type.Optional(
             Type.Array(Type.String(), {
-              description: 'Routes ("GET /orders/{id}") answered even while overloaded, like /healthz and /readyz.',
+              description: 'Routes ("GET /orders/{id}") still served while overloaded, up to `reserve` at once.',
+            }),
+          ),
+          reserve: Type.Optional(
+            Type.Integer({
+              minimum: 1,
+              description:
+                'Requests the critical routes may have in flight at once while overloaded (default 16): their share of the process; past it they are shed too.',
             }),
           ),
         },
