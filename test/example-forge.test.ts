@@ -60,7 +60,11 @@ describe('examples/forge in GitHub’s conventions', () => {
     const taken = await call('POST', '/user/repos', 422, { body: { name: 'hello-world' }, headers: as('octocat') });
     expect(taken.json).toMatchObject({
       message: expect.any(String),
-      errors: [{ resource: 'Repo', code: 'already_exists' }],
+      // The key is (owner, name): each field of it is named, as GitHub's errors[] does per field.
+      errors: [
+        { resource: 'Repo', code: 'already_exists', field: 'owner' },
+        { resource: 'Repo', code: 'already_exists', field: 'name' },
+      ],
     });
     await call('PATCH', '/repos/octocat/hello-world', 403, { body: { description: 'mine now' }, headers: as('hubot') });
 
