@@ -73,8 +73,15 @@ const create = async (json: Record<string, unknown>, headers = V1) => {
 describe('history and events in the caller version', () => {
   it('a record history shows a transition input under the names of the caller version', async () => {
     const id = await create({ title: 'Printer on fire' });
-    const closed = await call(s.url, 'POST', `/tickets/${id}/close`, {
+    // The input is written in the caller's version too: the newest name is unknown there.
+    const newestName = await call(s.url, 'POST', `/tickets/${id}/close`, {
       json: { resolution: 'extinguished' },
+      headers: { ...agent, ...V1 },
+    });
+    expect(newestName.status).toBe(422);
+    expect(newestName.body).toMatchObject({ code: 'unknown_field', errors: [{ pointer: '#/resolution' }] });
+    const closed = await call(s.url, 'POST', `/tickets/${id}/close`, {
+      json: { outcome: 'extinguished' },
       headers: { ...agent, ...V1 },
     });
     expect(closed.status).toBe(200);
@@ -135,7 +142,7 @@ describe('history and events in the caller version', () => {
   it('a callback is rendered in the version of the request that made the change', async () => {
     const old = await create({ title: 'Call me back', hook: `${receiver.url}/old` });
     const newer = await create({ subject: 'Call me too', hook: `${receiver.url}/new` }, V3);
-    await call(s.url, 'POST', `/tickets/${old}/close`, { json: { resolution: 'done' }, headers: { ...agent, ...V1 } });
+    await call(s.url, 'POST', `/tickets/${old}/close`, { json: { outcome: 'done' }, headers: { ...agent, ...V1 } });
     await call(s.url, 'POST', `/tickets/${newer}/close`, {
       json: { resolution: 'done' },
       headers: { ...agent, ...V3 },

@@ -39,6 +39,9 @@ const retirementHeaders = (reply: FastifyReply, version: VersionPlan) => {
  * and status an error change replaced, only the transitions that version has in `allowedTransitions`, and the
  * `currentEtag` of a 412 in the version's spelling (when its records differ, `tagged`).
  */
+/** Errors raised while shifting a body up: already in the caller's names, so never translated again. */
+const inCallerNames = new WeakSet<ApiError>();
+
 const shiftError =
   (
     shift: RecordShift | undefined,
@@ -47,6 +50,7 @@ const shiftError =
     transitionAbsent: ((name: string) => boolean) | undefined,
   ) =>
   (error: ApiError) => {
+    if (inCallerNames.has(error)) return error;
     const etag = error.extensions?.currentEtag;
     const retag = tagged !== undefined && typeof etag === 'string';
     const old = codes?.get(error.code);
@@ -155,12 +159,21 @@ export const versioningPart: ServerPart = {
     });
 
     host.step('parse', (route): Step | undefined => {
-      const { resource, action, custom } = route.kind;
-      if (!resource || custom || !WRITES.has(action)) return undefined;
+      const { resource, action, custom, transition } = route.kind;
+      if (!resource || custom || !(WRITES.has(action) || transition)) return undefined;
+      // A transition's input names record fields: it is shifted as a partial update is (renamed, moved, refused
+      // where the caller's version lacks a field; no defaults filled).
+      const as = (transition ? 'update' : action) as WriteAction;
       return (exchange) => {
         if (exchange.version === newest) return;
         const shift = shiftOf(exchange);
-        if (shift) exchange.body = shift.up(exchange.body, action as WriteAction);
+        if (!shift || exchange.body === undefined) return;
+        try {
+          exchange.body = shift.up(exchange.body, as);
+        } catch (error) {
+          if (error instanceof ApiError) inCallerNames.add(error);
+          throw error;
+        }
       };
     });
 
