@@ -203,6 +203,19 @@ describe('change kinds: routes, transitions, errors and events per version (head
     expect(oldTypes).not.toContain('Order.archived');
     expect(newTypes).toContain('Order.archived');
     expect(newTypes).not.toContain('Order.cancelled');
+    // The event log shows each version only the event types it has.
+    const logged = async (v: 'v1' | 'v3', type: string) => {
+      const answer = await at(v).send('GET', `/events?type=${type}`);
+      expect(answer.status).toBe(200);
+      return (answer.body.data as Array<{ id: string; type: string }>).map((e) => e.type);
+    };
+    expect(await logged('v1', 'Order.cancelled')).toContain('Order.cancelled');
+    expect(await logged('v1', 'Order.archived')).toEqual([]);
+    expect(await logged('v3', 'Order.archived')).toContain('Order.archived');
+    expect(await logged('v3', 'Order.cancelled')).toEqual([]);
+    const archived = (await at('v3').send('GET', '/events?type=Order.archived')).body.data[0].id as string;
+    expect((await at('v1').send('GET', `/events/${archived}`)).status).toBe(404);
+    expect((await at('v3').send('GET', `/events/${archived}`)).status).toBe(200);
   });
 
   it('the per-version OpenAPI documents show each version', async () => {

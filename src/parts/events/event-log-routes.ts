@@ -2,7 +2,7 @@ import type { HandlerInput, RuntimeContext } from '../../runtime/context.ts';
 import type { RouteSpec } from '../../runtime/route-spec.ts';
 import type { Principal } from '../auth/principal.ts';
 import { ApiError } from '../errors/api-error.ts';
-import { createEventShift } from '../versioning/event-shift.ts';
+import { createEventShift, eventInVersion } from '../versioning/event-shift.ts';
 import { createEventFilter, type EventView } from './visible.ts';
 
 const PAGE = { default: 50, max: 100 };
@@ -40,6 +40,8 @@ export const eventLogRoutes = (ctx: RuntimeContext): RouteSpec[] => {
   const typesOf = eventTypeFilter(ctx);
   // Each event in the API version of the request that reads it (versioning part).
   const inVersion = createEventShift(ctx.plan);
+  // Event types the caller's version does not have (`add-event`, `remove-event`) are not shown in it.
+  const typeInVersion = eventInVersion(ctx.plan);
 
   /** Reads on from `afterSeq` until `limit` visible events are found (or the scan budget is spent). */
   const page = async (
@@ -47,6 +49,7 @@ export const eventLogRoutes = (ctx: RuntimeContext): RouteSpec[] => {
     afterSeq: number,
     limit: number,
     types: string[],
+    apiVersion: string | undefined,
     since?: number,
   ) => {
     const out: Array<{ seq: number; view: EventView; resource: string | undefined }> = [];
@@ -57,6 +60,7 @@ export const eventLogRoutes = (ctx: RuntimeContext): RouteSpec[] => {
       for (const e of batch) {
         seq = e.seq;
         if (since !== undefined && Date.parse(e.time) < since) continue;
+        if (!typeInVersion(e.type, apiVersion)) continue;
         const view = visible(e, principal);
         if (view && out.length <= limit) out.push({ seq: e.seq, view, resource: e.resource });
       }
@@ -86,7 +90,7 @@ export const eventLogRoutes = (ctx: RuntimeContext): RouteSpec[] => {
         if (since !== undefined && Number.isNaN(since))
           throw new ApiError('invalid_query', 'since must be a date-time.');
         const cursor = single(query.cursor);
-        const found = await page(principal, cursor ? seqOf(cursor) : 0, limit, types, since);
+        const found = await page(principal, cursor ? seqOf(cursor) : 0, limit, types, apiVersion, since);
         const shown = found.slice(0, limit);
         const last = shown.at(-1);
         const nextCursor = found.length > limit && last ? cursorOf(last.seq) : null;
@@ -106,7 +110,7 @@ export const eventLogRoutes = (ctx: RuntimeContext): RouteSpec[] => {
       handler: async ({ params, principal, apiVersion }) => {
         const id = params.id ?? '';
         const event = await ctx.store.events.get(id); // undefined for anything that is no event id
-        const view = event ? visible(event, principal) : undefined;
+        const view = event && typeInVersion(event.type, apiVersion) ? visible(event, principal) : undefined;
         if (!view) throw new ApiError('not_found', `No event with id ${id}.`);
         return { status: 200, headers: JSON_TYPE, body: JSON.stringify(inVersion(view, apiVersion, event?.resource)) };
       },

@@ -3,7 +3,7 @@ import type { PartHost } from '../../runtime/part.ts';
 import type { RouteSpec } from '../../runtime/route-spec.ts';
 import type { StoredEvent } from '../../storage/index.ts';
 import { ApiError } from '../errors/api-error.ts';
-import { createEventShift } from '../versioning/event-shift.ts';
+import { createEventShift, eventInVersion } from '../versioning/event-shift.ts';
 import { eventTypeFilter } from './event-log-routes.ts';
 import { createOutboxHead } from './outbox-head.ts';
 import { serveSse } from './sse-connection.ts';
@@ -32,6 +32,7 @@ export const streamRoute = (ctx: RuntimeContext, host: Pick<PartHost, 'health' |
   const typesOf = eventTypeFilter(ctx);
   // Events in the API version of the request that opened the stream (versioning part).
   const inVersion = createEventShift(ctx.plan);
+  const typeInVersion = eventInVersion(ctx.plan);
   const head = createOutboxHead(ctx, host.health('event stream'));
   /** Open streams, ended when the server closes (they would hold its close up for ever). */
   const open = new Set<() => void>();
@@ -63,6 +64,7 @@ export const streamRoute = (ctx: RuntimeContext, host: Pick<PartHost, 'health' |
         for (const e of events) {
           seq = e.seq;
           if (types.size && !types.has(e.type)) continue;
+          if (!typeInVersion(e.type, input.apiVersion)) continue;
           const view = visible(e, principal);
           if (view)
             out += `id: ${view.id}\nevent: ${view.type}\ndata: ${JSON.stringify(inVersion(view, input.apiVersion, e.resource))}\n\n`;
