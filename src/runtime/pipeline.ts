@@ -174,7 +174,7 @@ export const createPipeline = (
         try {
           const input = inputOf(exchange, deadline);
           if (validate) await validate(input);
-          exchange.output = await run(input, pathOf(request));
+          exchange.output = await run(input, request.url);
         } catch (error) {
           if (deadline.expired) return reply;
           throw error;

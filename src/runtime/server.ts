@@ -24,6 +24,7 @@ import { healthPart } from './health-part.ts';
 import { startIdempotencySweeper } from './idempotency.ts';
 import type { ServerPart } from './part.ts';
 import { createPipeline } from './pipeline.ts';
+import { requestLogger } from './request-logger.ts';
 import type { ServerOptions } from './server-options.ts';
 import { SchemaCompiler } from './validator.ts';
 import { clientErrorHandler, frameworkErrors } from './wire-errors.ts';
@@ -68,6 +69,7 @@ export const createServer = async (plan: Plan, options: ServerOptions): Promise<
       },
     },
     logController: new LogController({ disableRequestLogging: true }),
+    childLoggerFactory: requestLogger,
     bodyLimit: plan.limits.bodyBytes,
     // Receiving the whole request (limits.timeouts.body); Node checks it every connectionsCheckingInterval (below).
     requestTimeout: guards.receiveTimeoutMs,

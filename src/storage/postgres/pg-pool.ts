@@ -29,6 +29,15 @@ const types = {
     oid === INT8 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text'),
 };
 
+/** A connection that cannot be made in this time fails (the server is unreachable): answered unavailable. */
+const CONNECT_TIMEOUT_MS = 5000;
+
+class ConnectingClient extends pg.Client {
+  constructor(config: pg.ClientConfig = {}) {
+    super({ ...config, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  }
+}
+
 /** Runs of a statement on its own that a deadlock or serialization conflict rolled back. */
 const RETRIES = 3;
 
@@ -87,7 +96,10 @@ export class PgPool {
       connectionString,
       max: options.poolSize ?? 10,
       options: `-c search_path=${schema} -c statement_timeout=${options.statementTimeoutMs ?? 10_000}`,
-      connectionTimeoutMillis: 5000,
+      // The time-out of a new connection is the client's own (ConnectingClient): the pool's option would also arm a
+      // timer for every checkout, that is for every statement outside a transaction. Waiting for a pool client is
+      // bounded by the statement time-out of the clients it waits for, and by the request's time budget.
+      Client: ConnectingClient,
       types,
       // A statement is written without waiting for the answer to the one before it (see transaction()).
       pipeline: true,
