@@ -72,6 +72,8 @@ interface Transaction {
 
 type Queryable = Pick<pg.PoolClient, 'query'>;
 
+const rowsOf = <R>(result: { rows: R[] }): R[] => result.rows;
+
 /**
  * The pool and the transaction of the running caller: a transaction checks a client out, runs BEGIN, and keeps the
  * client in its async context while the caller's work runs, so every statement the work makes (through any part
@@ -130,33 +132,38 @@ export class PgPool {
   }
 
   /** Rows of one statement, in the running transaction if there is one. */
-  async rows<R>(text: string, params: readonly unknown[] = []): Promise<R[]> {
-    return (await this.result<R>(text, params)).rows;
+  rows<R>(text: string, params: readonly unknown[] = []): Promise<R[]> {
+    return this.result<R>(text, params).then(rowsOf);
   }
 
   /** Statements with parameters are prepared (once per connection); the others run as they are. */
-  async result<R>(text: string, params: readonly unknown[] = []): Promise<pg.QueryResult<R & pg.QueryResultRow>> {
+  result<R>(text: string, params: readonly unknown[] = []): Promise<pg.QueryResult<R & pg.QueryResultRow>> {
     const tx = this.#context.getStore();
-    if (tx !== undefined && !tx.released && !tx.committed) {
-      const client = await this.#open(tx);
-      try {
-        return await this.#send<R>(client, text, params);
-      } catch (error) {
-        // Behind a held write that failed, the statement fails only because the transaction is aborted (25P02):
-        // the held write's error is the one that means something.
-        if ((error as { code?: unknown }).code === '25P02') await Promise.allSettled(tx.sent);
-        throw tx.failure ? tx.failure.error : error;
-      }
-    }
-    // A statement on its own that lost to a deadlock or a serialization conflict was rolled back whole: running it
-    // again is safe. Inside a transaction the caller's whole work would have to run again, which only it may decide.
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.#send<R>(this.pool, text, params);
-      } catch (error) {
-        const code = (error as { code?: unknown }).code;
-        if (attempt >= RETRIES || (code !== '40001' && code !== '40P01')) throw error;
-      }
+    if (tx !== undefined && !tx.released && !tx.committed) return this.#inTransaction<R>(tx, text, params);
+    return this.#alone<R>(text, params, 1);
+  }
+
+  /**
+   * A statement on its own. One that lost to a deadlock or a serialization conflict was rolled back whole: running it
+   * again is safe. Inside a transaction the caller's whole work would have to run again, which only it may decide.
+   */
+  #alone<R>(text: string, params: readonly unknown[], attempt: number): Promise<pg.QueryResult<R & pg.QueryResultRow>> {
+    return this.#send<R>(this.pool, text, params).catch((error: unknown) => {
+      const code = (error as { code?: unknown }).code;
+      if (attempt >= RETRIES || (code !== '40001' && code !== '40P01')) throw error;
+      return this.#alone<R>(text, params, attempt + 1);
+    });
+  }
+
+  async #inTransaction<R>(tx: Transaction, text: string, params: readonly unknown[]) {
+    const client = await this.#open(tx);
+    try {
+      return await this.#send<R>(client, text, params);
+    } catch (error) {
+      // Behind a held write that failed, the statement fails only because the transaction is aborted (25P02):
+      // the held write's error is the one that means something.
+      if ((error as { code?: unknown }).code === '25P02') await Promise.allSettled(tx.sent);
+      throw tx.failure ? tx.failure.error : error;
     }
   }
 
