@@ -36,3 +36,6 @@ export interface PipelineRoute extends RouteSpec {
 
 /** {id} → :id for Fastify's router. */
 export const toFastifyPath = (path: string): string => path.replace(/\{(\w+)\}/g, ':$1');
+
+/** Fastify's router options (server.ts), shared with the front door's router so that both route a path alike. */
+export const ROUTER_OPTIONS = { maxParamLength: 256, ignoreTrailingSlash: false, useSemicolonDelimiter: false };
