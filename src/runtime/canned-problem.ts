@@ -32,11 +32,15 @@ const rendered = (render: ProblemRenderer, error: ApiError, where: Omit<ProblemC
   };
 };
 
+/** Printable ASCII but `"` and `\`: text JSON keeps as it is, as nearly every request path is. */
+const PLAIN = /^[!#-[\]-~]*$/;
+
 /** The body for a request target: its path as JSON string content (escaped, without the quotes the mark lacks). */
 const bodyFor = (head: string, tail: string | undefined, url: string): string => {
   if (tail === undefined) return head;
   const query = url.indexOf('?');
-  return head + JSON.stringify(query < 0 ? url : url.slice(0, query)).slice(1, -1) + tail;
+  const path = query < 0 ? url : url.slice(0, query);
+  return head + (PLAIN.test(path) ? path : JSON.stringify(path).slice(1, -1)) + tail;
 };
 
 export const cannedProblem = (
