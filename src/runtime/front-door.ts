@@ -48,6 +48,17 @@ export const installFrontDoor = (
   server.removeListener('request', fastify);
   server.on('request', (request: IncomingMessage, response: ServerResponse<IncomingMessage>) => {
     if (bypass(request)) return fastify(request, response);
-    door(request, response, rewrite ? rewrite(request) : (request.url ?? '/'), () => fastify(request, response));
+    let passed = false;
+    const pass = () => {
+      if (passed) return;
+      passed = true;
+      fastify(request, response);
+    };
+    try {
+      door(request, response, rewrite ? rewrite(request) : (request.url ?? '/'), pass);
+    } catch {
+      // A listener that throws would take the process down: the request goes on to Fastify, which answers it.
+      if (!response.headersSent) pass();
+    }
   });
 };

@@ -121,7 +121,10 @@ export const compileFrontDoor = (
     } catch {
       return failed();
     }
-    if (verdict instanceof Promise) verdict.then(apply, failed);
+    if (verdict instanceof Promise)
+      verdict.then(apply, failed).catch(() => {
+        if (!response.headersSent) pass();
+      });
     else apply(verdict);
   };
 };
