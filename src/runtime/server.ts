@@ -9,7 +9,6 @@ import { eventsPart } from '../parts/events/events-part.ts';
 import { formatBytes } from '../parts/limits/docs.ts';
 import { limitsPart } from '../parts/limits/limits-part.ts';
 import { installOverloadGuard } from '../parts/limits/overload.ts';
-import { openCounterConnection } from '../parts/limits/redis-connection.ts';
 import { redisWindowCounters } from '../parts/limits/redis-failure-counters.ts';
 import { statesPart } from '../parts/states/states-part.ts';
 import { rewriteVersionPath } from '../parts/versioning/select.ts';
@@ -103,8 +102,13 @@ export const createServer = async (plan: Plan, options: ServerOptions): Promise<
 
   const passwordFields = passwordFieldsOf(plan);
   const redisUrl = options.redisUrl ?? plan.limits.store;
+  // The Redis client is loaded only when counters are shared through Redis.
   const counterConnection = redisUrl
-    ? await openCounterConnection(redisUrl, options.redisPrefix ?? `nf:${plan.service.name}:`, app.log)
+    ? await (await import('../parts/limits/redis-connection.ts')).openCounterConnection(
+        redisUrl,
+        options.redisPrefix ?? `nf:${plan.service.name}:`,
+        app.log,
+      )
     : undefined;
   if (counterConnection) app.addHook('onClose', async () => counterConnection.close());
   const ctx: RuntimeContext = {
