@@ -9,6 +9,11 @@ export interface Dialect {
   readonly name: 'sqlite' | 'postgres';
   /** The statement with its `?` markers renumbered for the backend (`$1`, `$2`, … on PostgreSQL). */
   placeholders(sql: string): string;
+  /**
+   * A LIMIT's `?`. SQLite (3.47 on) plans with the value bound to a bare `LIMIT ?` and so marks the statement to be
+   * prepared again whenever that parameter is bound: on every run, which cost more than the page's own rows.
+   */
+  readonly limitMarker: string;
   /** A JS value as a bound parameter (SQLite has no booleans: 1 and 0). */
   bind(value: unknown): unknown;
   /** A decimal column as a value that compares and sorts by number. */
