@@ -34,5 +34,8 @@ export interface PipelineRoute extends RouteSpec {
   readonly transaction: boolean;
 }
 
+/** The longest path parameter the router matches (longer: 404, as for an id no record has). */
+export const MAX_PARAM_LENGTH = 256;
+
 /** {id} → :id for Fastify's router. */
 export const toFastifyPath = (path: string): string => path.replace(/\{(\w+)\}/g, ':$1');

@@ -24,6 +24,7 @@ import { healthPart } from './health-part.ts';
 import { startIdempotencySweeper } from './idempotency.ts';
 import type { ServerPart } from './part.ts';
 import { createPipeline } from './pipeline.ts';
+import { MAX_PARAM_LENGTH } from './route-spec.ts';
 import type { ServerOptions } from './server-options.ts';
 import { SchemaCompiler } from './validator.ts';
 import { clientErrorHandler, frameworkErrors } from './wire-errors.ts';
@@ -80,7 +81,7 @@ export const createServer = async (plan: Plan, options: ServerOptions): Promise<
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
-    routerOptions: { maxParamLength: 256, ignoreTrailingSlash: false },
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH, ignoreTrailingSlash: false },
     ...(plan.versioning?.scheme === 'path'
       ? { rewriteUrl: rewriteVersionPath(plan.versioning, plan.service.basePath) }
       : {}),

@@ -2,6 +2,9 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
 import { StoreError } from '../store.ts';
 
+/** The driver, for a caller that loads this module lazily and needs a one-off client. */
+export { pg };
+
 export interface PostgresOptions {
   /** `postgres://user@host:port/database`; a `schema` query parameter names the schema (default `public`). */
   readonly url: string;
