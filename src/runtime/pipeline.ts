@@ -5,10 +5,11 @@ import { ApiError } from '../parts/errors/api-error.ts';
 import type { ProblemContext, ProblemRenderer } from '../parts/errors/runtime.ts';
 import type { Plan } from '../plan/types.ts';
 import { bodyStep } from './body.ts';
-import { cannedProblem } from './canned-problem.ts';
+import { cannedProblem, rawProblem } from './canned-problem.ts';
 import type { HandlerInput, HandlerOutput, RuntimeContext } from './context.ts';
 import { createDeadlines, type Deadline } from './deadlines.ts';
 import { sendProblem, toApiError } from './errors.ts';
+import type { FrontDoor, FrontDoorHost } from './front-door.ts';
 import { withTransaction } from './idempotency.ts';
 import { AFTER_BODY, BEFORE_BODY, type Exchange, runSteps, type Step, type StepPhase } from './lifecycle.ts';
 import type { PartHost } from './part.ts';
@@ -63,7 +64,7 @@ export const createPipeline = (
   app: FastifyInstance,
   ctx: RuntimeContext,
   options: ServerOptions,
-  parts: { render: ProblemRenderer; registry: WorkerRegistry; requests: () => number },
+  parts: { render: ProblemRenderer; registry: WorkerRegistry; requests: () => number; door: FrontDoorHost },
 ) => {
   const { plan } = ctx;
   const specs: RouteSpec[] = [];
@@ -71,6 +72,8 @@ export const createPipeline = (
   const mounts: Array<(app: FastifyInstance) => Promise<void>> = [];
   const workers: Array<{ name: string; start: (health: WorkerHealth) => RunningWorker | Promise<RunningWorker> }> = [];
   const log = app.log as FastifyBaseLogger;
+  let frontDoorOf: ((routes: readonly PipelineRoute[], host: FrontDoorHost) => FrontDoor | undefined) | undefined;
+  let frontDoor: FrontDoor | undefined;
 
   const compileRoute = (spec: RouteSpec): PipelineRoute => ({
     ...spec,
@@ -253,6 +256,11 @@ export const createPipeline = (
       };
     },
     cannedProblem: (route, error) => cannedProblem(parts.render, error, routeWhere(plan, route)),
+    rawProblem: (route, error) => rawProblem(parts.render, error, routeWhere(plan, route)),
+    frontDoor(compile) {
+      if (frontDoorOf) throw new Error('Only one part may install a front door.');
+      frontDoorOf = compile;
+    },
     mount: (fn) => void mounts.push(fn),
     requests: parts.requests,
     workers: () => ({ failing: parts.registry.failing(), report: parts.registry.report() }),
@@ -279,6 +287,7 @@ export const createPipeline = (
       return sendProblem(parts.render, reply, error, pathOf(request));
     });
     for (const route of routes) register(route);
+    frontDoor = frontDoorOf?.(routes, parts.door);
     for (const mount of mounts) await mount(app);
     for (const { name, start: startWorker } of workers) {
       let running: RunningWorker | undefined;
@@ -293,5 +302,6 @@ export const createPipeline = (
     }
   };
 
-  return { host, build };
+  /** The front door a part installed, once built; undefined when none (every request goes to Fastify). */
+  return { host, build, frontDoor: () => frontDoor };
 };
