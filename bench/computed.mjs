@@ -9,11 +9,15 @@
 //
 // env (defaults): ROUNDS=3 DURATION=8 WARMUP=2 CONNS=50 SERVER_CPU=0 CLIENT_CPU=1 USERS=1000 ARTICLES=5000
 //                 PG_URL=postgres://postgres@127.0.0.1:5432/test (PG=0 leaves PostgreSQL out)
+//                 NF_BIN=<another checkout's bin/ninefold.js> serves every line (compare two builds)
+//                 CPU=<n>: no throughput; each run answers a fixed n requests (autocannon, after n/4 to warm up) and
+//                 the table shows the server's CPU per request only, which a shared machine disturbs far less
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
 import pg from 'pg';
 
 const BENCH = dirname(fileURLToPath(import.meta.url));
@@ -25,6 +29,7 @@ const WARMUP = Number(env.WARMUP ?? 2);
 const CONNS = Number(env.CONNS ?? 50);
 const USERS = Number(env.USERS ?? 1000);
 const ARTICLES = Number(env.ARTICLES ?? 5000);
+const CPU = Number(env.CPU ?? 0);
 const PG_URL = env.PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const SERVER_CPU = env.SERVER_CPU ?? '0';
 const CLIENT_CPU = env.CLIENT_CPU ?? '1';
@@ -34,7 +39,8 @@ const CALLER = join(BENCH, 'computed-caller.yaml');
 const log = (...a) => process.stderr.write(`[${new Date().toISOString().slice(11, 19)}] ${a.join(' ')}\n`);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-execFileSync('npx', ['tsc', '-p', 'tsconfig.json'], { cwd: ROOT, stdio: 'inherit' });
+// The whole build: tsc alone would leave bin/ninefold.js running the unbundled dist (slower to start).
+execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'inherit' });
 const { checkFile } = await import(join(ROOT, 'dist/spec/check.js'));
 const { buildPlan } = await import(join(ROOT, 'dist/plan/build-plan.js'));
 const { SqliteStore } = await import(join(ROOT, 'dist/storage/index.js'));
@@ -128,7 +134,7 @@ const PORT = 18470;
 const start = async (line) => {
   const out = openSync(join(WORK, 'server.log'), 'a');
   const [cmd, argv] = pinned(SERVER_CPU, process.execPath, [
-    join(ROOT, 'bin/ninefold.js'),
+    env.NF_BIN ?? join(ROOT, 'bin/ninefold.js'),
     'serve',
     line.spec,
     '--port',
@@ -170,6 +176,28 @@ const wrk = (line, seconds) => {
   return { rps, p99, non2xx, requests };
 };
 
+/** A fixed number of requests (CPU mode): the same page, the same caller, CONNS at a time. */
+const fixed = (line, amount) =>
+  new Promise((done, fail) =>
+    autocannon(
+      {
+        url: `http://127.0.0.1:${PORT}/articles?limit=20`,
+        headers: { 'x-api-key': line.key },
+        connections: CONNS,
+        amount,
+      },
+      (error, result) =>
+        error
+          ? fail(error)
+          : done({
+              rps: result.requests.average,
+              p99: `${result.latency.p99}ms`,
+              non2xx: result.non2xx,
+              requests: result['2xx'] + result.non2xx,
+            }),
+    ),
+  );
+
 // The answers differ only by the computed fields, and those are right for the caller.
 const check = async (line) => {
   const page = await (
@@ -191,9 +219,10 @@ for (let round = 1; round <= ROUNDS; round++) {
     const child = await start(line);
     try {
       await check(line);
-      wrk(line, WARMUP);
+      if (CPU) await fixed(line, Math.ceil(CPU / 4));
+      else wrk(line, WARMUP);
       const before = cpuSeconds(child.pid);
-      const measured = wrk(line, DURATION);
+      const measured = CPU ? await fixed(line, CPU) : wrk(line, DURATION);
       // The server's own CPU per answer: on a shared machine it moves far less than req/s with the neighbours' load.
       const r = { ...measured, cpuUs: ((cpuSeconds(child.pid) - before) * 1e6) / Math.max(1, measured.requests) };
       results.get(line.label).push(r);
@@ -216,10 +245,15 @@ const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
-const out = [
-  '| line | req/s (median) | min..max | on/off req/s per round | on/off req/s (median) | server CPU µs/request (median) | off/on CPU per round | off/on CPU (median) |',
-  '|:--|--:|--:|:--|--:|--:|:--|--:|',
-];
+const out = CPU
+  ? [
+      '| line | server CPU µs/request (median) | per round | off/on CPU per round | off/on CPU (median) |',
+      '|:--|--:|:--|:--|--:|',
+    ]
+  : [
+      '| line | req/s (median) | min..max | on/off req/s per round | on/off req/s (median) | server CPU µs/request (median) | off/on CPU per round | off/on CPU (median) |',
+      '|:--|--:|--:|:--|--:|--:|:--|--:|',
+    ];
 for (const t of targets) {
   const offLabel = `${t.store} list of 20, no computed fields`;
   const off = results.get(offLabel);
@@ -232,11 +266,17 @@ for (const t of targets) {
   for (const [label, list, ratio, cpuRatio] of rows) {
     const rps = list.map((r) => r.rps);
     const fmt = (xs) => (xs ? xs.map((x) => x.toFixed(2)).join(', ') : '');
+    if (CPU) {
+      out.push(
+        `| ${label} | ${Math.round(median(list.map((r) => r.cpuUs)))} | ${list.map((r) => r.cpuUs.toFixed(0)).join(', ')} | ${fmt(cpuRatio)} | ${cpuRatio ? median(cpuRatio).toFixed(2) : ''} |`,
+      );
+      continue;
+    }
     out.push(
       `| ${label} | ${Math.round(median(rps))} | ${Math.round(Math.min(...rps))}..${Math.round(Math.max(...rps))} | ${fmt(ratio)} | ${ratio ? median(ratio).toFixed(2) : ''} | ${Math.round(median(list.map((r) => r.cpuUs)))} | ${fmt(cpuRatio)} | ${cpuRatio ? median(cpuRatio).toFixed(2) : ''} |`,
     );
   }
 }
 process.stdout.write(
-  `${out.join('\n')}\n\nload average (1 min) during the runs: ${Math.min(...load).toFixed(1)}..${Math.max(...load).toFixed(1)} (median ${median(load).toFixed(1)}); ${ROUNDS} rounds, ${DURATION}s (+${WARMUP}s warm-up), wrk -t1 -c${CONNS}\n`,
+  `${out.join('\n')}\n\nload average (1 min) during the runs: ${Math.min(...load).toFixed(1)}..${Math.max(...load).toFixed(1)} (median ${median(load).toFixed(1)}); ${ROUNDS} rounds, ${CPU ? `${CPU} requests (+${Math.ceil(CPU / 4)} warm-up), autocannon -c${CONNS}` : `${DURATION}s (+${WARMUP}s warm-up), wrk -t1 -c${CONNS}`}\n`,
 );

@@ -13,14 +13,25 @@ export const computedVars = (principal: Principal | undefined): ComputedVars => 
   principal: celPrincipal(principal),
 });
 
+/**
+ * Columns already made, per caller and list of fields: an API key's principal is one object across its requests
+ * (principals are never changed), so its columns, and the store's key of their shape, are made once.
+ */
+const columnsOf = new WeakMap<Principal, WeakMap<readonly ComputedFieldPlan[], readonly ComputedColumn[]>>();
+const anonymousColumns = new WeakMap<readonly ComputedFieldPlan[], readonly ComputedColumn[]>();
+
 /** The storage columns of computed fields for one caller: their compiled terms with this caller's values. */
 export const computedColumns = (
   fields: readonly ComputedFieldPlan[],
   principal: Principal | undefined,
-): ComputedColumn[] => {
+): readonly ComputedColumn[] => {
   if (fields.length === 0) return [];
+  let made = principal ? columnsOf.get(principal) : anonymousColumns;
+  if (!made && principal) columnsOf.set(principal, (made = new WeakMap()));
+  const found = made?.get(fields);
+  if (found) return found;
   const vars = computedVars(principal);
-  return fields.map((c) => ({
+  const columns = fields.map((c) => ({
     name: c.name,
     kind: c.query.kind,
     from: c.query.from,
@@ -29,6 +40,8 @@ export const computedColumns = (
     ),
     ...(c.tally ? { tally: c.tally.column } : {}),
   }));
+  made?.set(fields, columns);
+  return columns;
 };
 
 /** An `exists(...)` condition (a named list's filter) for one caller: its terms with this caller's values. */

@@ -14,6 +14,7 @@ export const postgresDialect: Dialect = {
     let n = 0;
     return sql.replace(/\?/g, () => `$${++n}`);
   },
+  limitMarker: '?',
   bind: (v) => v,
   decimalValue: (c) => c,
   booleanValue: (c) => `(${c})::int`,

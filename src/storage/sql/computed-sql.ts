@@ -8,7 +8,7 @@ export interface ComputedSql {
   /** `COALESCE((SELECT 1 … LIMIT 1), 0) AS "nf_computed_0", (SELECT count(*) …) AS "nf_computed_1"`, `?` markers. */
   readonly select: string;
   /** The statement's parameters for these expressions (they come first: the select list precedes the WHERE). */
-  readonly params: (columns: readonly ComputedColumn[]) => unknown[];
+  readonly params: (columns: readonly ComputedColumn[]) => readonly unknown[];
   /** Sets each column's value on `row` from its raw row (an array row read from `offset` on, or an object row by alias). */
   readonly fill: (row: Record<string, unknown>, raw: unknown[] | Record<string, unknown>, offset: number) => void;
 }
@@ -18,16 +18,25 @@ const SQL_OPS = { eq: '=', ne: '<>', lt: '<', lte: '<=', gt: '>', gte: '>=' } as
 /** Whether a term compares with nothing: a missing value (an anonymous caller) never matches. */
 const isVoid = (t: ComputedTerm) => 'value' in t && (t.value === null || t.value === undefined);
 
-/** A key of the columns' shape: the SQL depends on it only (names, sources, fields and which values are missing). */
-export const computedShapeKey = (columns: readonly ComputedColumn[] | undefined): string =>
-  columns?.length
-    ? `|x:${columns
-        .map(
-          (c) =>
-            `${c.name}:${c.kind}:${c.tally ?? c.from}(${c.terms.map((t) => `${t.field}${t.op}${'record' in t ? `r.${t.record}` : isVoid(t) ? '0' : '?'}`).join(',')})`,
-        )
-        .join(';')}`
-    : '';
+const shapeKeys = new WeakMap<readonly ComputedColumn[], string>();
+
+/**
+ * A key of the columns' shape: the SQL depends on it only (names, sources, fields and which values are missing).
+ * Kept per array: the runtime hands the same columns to every request of one caller.
+ */
+export const computedShapeKey = (columns: readonly ComputedColumn[] | undefined): string => {
+  if (!columns?.length) return '';
+  const known = shapeKeys.get(columns);
+  if (known !== undefined) return known;
+  const key = `|x:${columns
+    .map(
+      (c) =>
+        `${c.name}:${c.kind}:${c.tally ?? c.from}(${c.terms.map((t) => `${t.field}${t.op}${'record' in t ? `r.${t.record}` : isVoid(t) ? '0' : '?'}`).join(',')})`,
+    )
+    .join(';')}`;
+  shapeKeys.set(columns, key);
+  return key;
+};
 
 export const alias = (i: number) => `nf_computed_${i}`;
 
@@ -67,12 +76,19 @@ export const buildComputedSql = (
       ? `COALESCE((SELECT 1 ${body} LIMIT 1), 0) AS ${quote(alias(i))}`
       : `(SELECT CAST(count(*) AS INTEGER) ${body}) AS ${quote(alias(i))}`;
   });
+  const bound = new WeakMap<readonly ComputedColumn[], unknown[]>();
   return {
     select: parts.join(', '),
-    params: (cols) =>
-      cols.flatMap((c) =>
-        (c.tally ? [] : c.terms).flatMap((t) => ('value' in t && !isVoid(t) ? [dialect.bind(t.value)] : [])),
-      ),
+    params: (cols) => {
+      let values = bound.get(cols);
+      if (!values) {
+        values = cols.flatMap((c) =>
+          (c.tally ? [] : c.terms).flatMap((t) => ('value' in t && !isVoid(t) ? [dialect.bind(t.value)] : [])),
+        );
+        bound.set(cols, values);
+      }
+      return values;
+    },
     fill: (row, raw, offset) => {
       for (let i = 0; i < columns.length; i++) {
         const c = columns[i] as ComputedColumn;

@@ -42,7 +42,7 @@ export const buildDistinctSql = (
   const dir = q.desc ? 'DESC' : 'ASC';
   const order = q.order === 'count' ? `nf_count ${dir}, ${byValue} ASC` : `${byValue} ${dir}`;
   const select = dialect.placeholders(
-    `SELECT ${value} AS nf_value, CAST(count(DISTINCT ${table}."id") AS INTEGER) AS nf_count FROM ${from} WHERE ${where.join(' AND ')} GROUP BY ${value} ORDER BY ${order} LIMIT ? OFFSET ?`,
+    `SELECT ${value} AS nf_value, CAST(count(DISTINCT ${table}."id") AS INTEGER) AS nf_count FROM ${from} WHERE ${where.join(' AND ')} GROUP BY ${value} ORDER BY ${order} LIMIT ${dialect.limitMarker} OFFSET ?`,
   );
   return {
     select,

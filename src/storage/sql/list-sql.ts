@@ -73,7 +73,7 @@ export const listShapeKey = (q: ListQuery): string =>
 /** More select expressions after the columns (computed columns, see computed-sql.ts) and their parameters. */
 export interface ExtraSelect {
   readonly select: string;
-  readonly params: (query: ListQuery) => unknown[];
+  readonly params: (query: ListQuery) => readonly unknown[];
 }
 
 /** More WHERE clauses (related conditions, see related-sql.ts) and their parameters. */
@@ -190,7 +190,7 @@ export const buildListSql = (
     keys.flatMap((_, i) => [...after.slice(0, i), after[i]]);
   return {
     select: dialect.placeholders(
-      `SELECT ${columns}${extra ? `, ${extra.select}` : ''} FROM ${table}${whereSql} ORDER BY ${order} LIMIT ?${q.offset !== undefined ? ' OFFSET ?' : ''}`,
+      `SELECT ${columns}${extra ? `, ${extra.select}` : ''} FROM ${table}${whereSql} ORDER BY ${order} LIMIT ${dialect.limitMarker}${q.offset !== undefined ? ' OFFSET ?' : ''}`,
     ),
     ...(q.count
       ? {

@@ -11,6 +11,8 @@ const escapeGlob = (value: string) => value.replace(/[*?[]/g, (c) => `[${c}]`);
 export const sqliteDialect: Dialect = {
   name: 'sqlite',
   placeholders: (sql) => sql,
+  // An expression, not a bare parameter: SQLite then plans without the value and keeps the prepared statement.
+  limitMarker: '(? + 0)',
   bind: (v) => (typeof v === 'boolean' ? (v ? 1 : 0) : v),
   decimalValue: (c) => `CAST(${c} AS REAL)`,
   booleanValue: (c) => c,
