@@ -27,7 +27,10 @@ export const computedColumns = (
 ): readonly ComputedColumn[] => {
   if (fields.length === 0) return [];
   let made = principal ? columnsOf.get(principal) : anonymousColumns;
-  if (!made && principal) columnsOf.set(principal, (made = new WeakMap()));
+  if (!made && principal) {
+    made = new WeakMap();
+    columnsOf.set(principal, made);
+  }
   const found = made?.get(fields);
   if (found) return found;
   const vars = computedVars(principal);
