@@ -10,6 +10,8 @@
 //                 NF_B=<another checkout's bin/ninefold.js> (compare two builds of Ninefold, in place of the hand-written)
 //                 PROF=<dir> (the servers run under `node --cpu-prof --cpu-prof-dir=<dir>`)
 //                 STRACE=<dir> (`strace -c -f` on each server over the measured requests, written to <dir>)
+//                 PORT=18420 (Ninefold listens on PORT, the other server on PORT+1, the webhook receiver on PORT-19:
+//                 two runs side by side need two PORTs)
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -27,7 +29,8 @@ const ITEMS = Number(env.ITEMS ?? 2000);
 const ROUNDS = Number(env.ROUNDS ?? 1);
 const PG_URL = env.PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const WANTED = (env.LINES ?? 'get,post,list,transition,post-hook').split(',');
-const RECEIVER_PORT = 18401;
+const PORT = Number(env.PORT ?? 18420);
+const RECEIVER_PORT = PORT - 19;
 const TICK_US = 1e6 / 100; // USER_HZ: /proc/<pid>/stat counts in clock ticks of 10 ms
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -73,7 +76,7 @@ await pgData.seed({ plan: plans['items.yaml'], items, orders, nfItems, nfOrders 
 // ------------------------------------------------------------------ servers
 const cpuTicks = (pid) => {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return Number(fields[11]) + Number(fields[12]);
+  return { user: Number(fields[11]), sys: Number(fields[12]) };
 };
 const start = async (server, port, db, spec) => {
   const prof = env.PROF
@@ -160,7 +163,7 @@ const measure = async (server, name, round) => {
   const line = LINES[name];
   const spec = line.webhook ? 'items-events.yaml' : 'items.yaml';
   const { url } = await pgData.fresh(server === 'fx' ? 'fx' : 'nf', `cpu_${name}_${server}_${round}`, plans[spec]);
-  const port = server === 'fx' ? 18421 : 18420;
+  const port = server === 'nf' ? PORT : PORT + 1;
   let receiver;
   if (line.webhook) {
     receiver = spawn(process.execPath, [join(BENCH, 'receiver.mjs'), String(RECEIVER_PORT)], { stdio: 'ignore' });
@@ -189,12 +192,17 @@ const measure = async (server, name, round) => {
       strace.kill('SIGINT');
       await new Promise((r) => strace.once('exit', r));
     }
-    const out = { us: ((t1 - t0) * TICK_US) / N, bad: bad0 + bad };
+    const out = {
+      us: ((t1.user + t1.sys - t0.user - t0.sys) * TICK_US) / N,
+      sys: ((t1.sys - t0.sys) * TICK_US) / N,
+      bad: bad0 + bad,
+    };
     if (line.webhook) {
       const stats = async () => (await (await fetch(`http://127.0.0.1:${RECEIVER_PORT}/stats`)).json()).count;
       for (let i = 0; i < 600 && (await stats()) < WARM + N; i++) await sleep(100);
       out.delivered = await stats();
-      out.usDelivered = ((cpuTicks(child.pid) - t0) * TICK_US) / N;
+      const t2 = cpuTicks(child.pid);
+      out.usDelivered = ((t2.user + t2.sys - t0.user - t0.sys) * TICK_US) / N;
     }
     return out;
   } finally {
@@ -204,21 +212,24 @@ const measure = async (server, name, round) => {
 };
 
 const fmt = (n) => (Number.isFinite(n) ? n.toFixed(0) : 'n/a');
+/** CPU per request, and the part of it spent in the kernel (system calls: sockets to PostgreSQL and the client). */
+const cpu = (m) => `${fmt(m.us)} µs/req (sys ${fmt(m.sys)})`;
 try {
   for (let round = 1; round <= ROUNDS; round++) {
     for (const name of WANTED) {
       const nf = await measure('nf', name, round);
       if (env.NF_B) {
         const b = await measure('nfB', name, round);
-        let text = `${name.padEnd(11)} ninefold ${fmt(nf.us)} µs/req, NF_B ${fmt(b.us)} µs/req, ratio ${(b.us / nf.us).toFixed(2)}, non-2xx ${nf.bad}/${b.bad}`;
+        let text = `${name.padEnd(11)} ninefold ${cpu(nf)}, NF_B ${cpu(b)}, ratio ${(b.us / nf.us).toFixed(2)}, non-2xx ${nf.bad}/${b.bad}`;
         if (nf.delivered !== undefined)
           text += `; until delivered (${nf.delivered}/${b.delivered}): ninefold ${fmt(nf.usDelivered)}, NF_B ${fmt(b.usDelivered)} µs/req, ratio ${(b.usDelivered / nf.usDelivered).toFixed(2)}`;
         console.log(text);
         continue;
       }
       const fx = LINES[name].only ? undefined : await measure('fx', name, round);
-      const ref = fx?.us ?? (await measure('fx', 'post', round)).us;
-      let text = `${name.padEnd(11)} ninefold ${fmt(nf.us)} µs/req, hand-written ${fmt(ref)} µs/req${fx ? '' : ' (post)'}`;
+      const refLine = fx ?? (await measure('fx', 'post', round));
+      const ref = refLine.us;
+      let text = `${name.padEnd(11)} ninefold ${cpu(nf)}, hand-written ${cpu(refLine)}${fx ? '' : ' (post)'}`;
       text += `, ratio (hand-written/ninefold) ${(ref / nf.us).toFixed(2)}, non-2xx ${nf.bad}/${fx?.bad ?? 0}`;
       if (nf.delivered !== undefined)
         text += `; delivered ${nf.delivered}, ${fmt(nf.usDelivered)} µs/req until delivered (${(ref / nf.usDelivered).toFixed(2)})`;

@@ -240,4 +240,28 @@ describe('paths and methods', () => {
     expect(item.status).toBe(405);
     expect(item.headers.get('allow')?.split(', ').sort()).toEqual(['DELETE', 'GET']);
   });
+
+  it('405 reaches every known path shape; what no path has stays 404', async () => {
+    const id = 'tag_01ARZ3NDEKTSV4RRFFQ69G5FAV';
+    // HEAD on a path without GET; a nested path with a parameter and a query string.
+    const head = await fetch(`${s.url}/pins`, { method: 'HEAD' });
+    expect([head.status, head.headers.get('allow')]).toEqual([405, 'POST']);
+    const nested = await call(s.url, 'PUT', `/customers/cus_1/orders?limit=1`);
+    expect([nested.status, nested.body.code, nested.body.instance]).toEqual([
+      405,
+      'method_not_allowed',
+      '/customers/cus_1/orders',
+    ]);
+    expect(nested.headers.get('allow')?.split(', ').sort()).toEqual(['GET', 'POST']);
+    // An id longer than the router's parameters, a segment too many, a trailing slash, another method word.
+    for (const [method, path] of [
+      ['PUT', `/tags/${'x'.repeat(257)}`],
+      ['PUT', `/tags/${id}/extra`],
+      ['DELETE', '/customers/'],
+      ['OPTIONS', '/customers'],
+    ] as const) {
+      const r = await call(s.url, method, path);
+      expect([method, path.slice(0, 40), r.status]).toEqual([method, path.slice(0, 40), 404]);
+    }
+  });
 });

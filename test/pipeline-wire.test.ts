@@ -401,3 +401,50 @@ endpoints:
     }
   });
 });
+
+describe('the request logger', () => {
+  const PLAIN = `
+ninefold: 1
+service: { name: log-test }
+resources:
+  Note:
+    fields: { text: { type: string, required: true } }
+endpoints:
+  Note: { operations: [create, get] }
+`;
+  // Each request's logger is made when it first logs (request-logger.ts): it must still carry the request's id.
+  it('an unhandled error is logged with the request id the caller sent, a request that does not log writes nothing', async () => {
+    const lines: string[] = [];
+    const s = await servePlan(planOf(PLAIN), {
+      logLevel: 'warn',
+      logStream: { write: (line) => void lines.push(line) },
+      store: (store) =>
+        new Proxy(store, {
+          get(target, property, receiver) {
+            const value = Reflect.get(target, property, receiver);
+            if (property === 'get')
+              return () => {
+                throw new Error('the disk caught fire');
+              };
+            return typeof value === 'function' ? value.bind(target) : value;
+          },
+        }),
+    });
+    try {
+      const before = lines.length;
+      const made = await call(s.url, 'POST', '/notes', {
+        json: { text: 'hello' },
+        headers: { 'x-request-id': 'quiet-1' },
+      });
+      expect(made.status).toBe(201);
+      expect(lines.slice(before).filter((l) => l.includes('quiet-1'))).toEqual([]);
+      const failed = await call(s.url, 'GET', `/notes/${made.body.id}`, { headers: { 'x-request-id': 'loud-1' } });
+      expect(failed.status).toBe(500);
+      const logged = lines.map((l) => JSON.parse(l)).filter((l) => l.msg === 'unhandled error');
+      expect(logged).toHaveLength(1);
+      expect(logged[0]).toMatchObject({ reqId: 'loud-1', level: 50, err: { message: 'the disk caught fire' } });
+    } finally {
+      await s.close();
+    }
+  });
+});

@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import { closest } from '../spec/closest.ts';
 import { type Command, usageLine } from './command.ts';
 
@@ -39,7 +40,6 @@ export const main = async (argv: string[]): Promise<number> => {
     return name ? 0 : 2;
   }
   if (name === '--version' || name === '-v') {
-    const { createRequire } = await import('node:module');
     process.stdout.write(`${createRequire(import.meta.url)('../../package.json').version}\n`);
     return 0;
   }

@@ -52,7 +52,12 @@ export const inspectJson = (root: unknown, maxDepth: number, maxItems = Infinity
  */
 export const registerBodyReader = (app: FastifyInstance, bodyLimit: number) => {
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit }, (_request, body, done) => done(null, body));
+  const read = (_request: unknown, body: Buffer | string, done: (error: null, body: Buffer | string) => void) =>
+    done(null, body);
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit }, read);
+  // The usual media type by name too: Fastify remembers the parser it found for a Content-Type only when the type
+  // has one of its own, and parses the header anew for every request that only the catch-all takes.
+  app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit }, read);
 };
 
 const JSON_MEDIA_TYPE = /^application\/(?:[a-z0-9.!#$&^_-]+\+)?json$/;

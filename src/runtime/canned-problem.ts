@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyReply } from 'fastify';
 import type { ApiError } from '../parts/errors/api-error.ts';
 import type { ProblemContext, ProblemRenderer } from '../parts/errors/runtime.ts';
@@ -12,23 +13,60 @@ const PATH_MARK = 'NinefoldRequestPathMark';
  */
 export type CannedProblem = (reply: FastifyReply, headers: Readonly<Record<string, string>>) => void;
 
+/**
+ * The same, written on Node's own response by a step that runs before Fastify (the front door), in one writeHead:
+ * `headers` are the request's own as a flat list (name, value, name, value…), and `url` is the request's target
+ * as Fastify would route it.
+ */
+export type RawProblem = (response: ServerResponse<IncomingMessage>, url: string, headers: string[]) => void;
+
+/** The rendered problem, split where the path goes: the text before it and the text after it. */
+const rendered = (render: ProblemRenderer, error: ApiError, where: Omit<ProblemContext, 'instance'>) => {
+  const problem = render(error, { ...where, instance: PATH_MARK });
+  const at = problem.body.indexOf(PATH_MARK);
+  return {
+    status: problem.status,
+    fixed: { 'content-type': problem.contentType, ...problem.headers } as Record<string, string>,
+    head: at < 0 ? problem.body : problem.body.slice(0, at),
+    tail: at < 0 ? undefined : problem.body.slice(at + PATH_MARK.length),
+  };
+};
+
+/** Printable ASCII but `"` and `\`: text JSON keeps as it is, as nearly every request path is. */
+const PLAIN = /^[!#-[\]-~]*$/;
+
+/** The body for a request target: its path as JSON string content (escaped, without the quotes the mark lacks). */
+const bodyFor = (head: string, tail: string | undefined, url: string): string => {
+  if (tail === undefined) return head;
+  const query = url.indexOf('?');
+  const path = query < 0 ? url : url.slice(0, query);
+  return head + (PLAIN.test(path) ? path : JSON.stringify(path).slice(1, -1)) + tail;
+};
+
 export const cannedProblem = (
   render: ProblemRenderer,
   error: ApiError,
   where: Omit<ProblemContext, 'instance'>,
 ): CannedProblem => {
-  const rendered = render(error, { ...where, instance: PATH_MARK });
-  const at = rendered.body.indexOf(PATH_MARK);
-  const head = at < 0 ? rendered.body : rendered.body.slice(0, at);
-  const tail = at < 0 ? '' : rendered.body.slice(at + PATH_MARK.length);
-  const fixed = { 'content-type': rendered.contentType, ...rendered.headers };
+  const { status, fixed, head, tail } = rendered(render, error, where);
   return (reply, headers) => {
-    reply.code(rendered.status).headers(fixed).headers(headers);
-    if (at < 0) return void reply.send(head);
-    const url = reply.request.url;
-    const query = url.indexOf('?');
-    // The path as JSON string content (escaped, without the quotes the mark did not have either).
-    const path = JSON.stringify(query < 0 ? url : url.slice(0, query)).slice(1, -1);
-    reply.send(head + path + tail);
+    reply.code(status).headers(fixed).headers(headers);
+    reply.send(bodyFor(head, tail, reply.request.url));
+  };
+};
+
+export const rawProblem = (
+  render: ProblemRenderer,
+  error: ApiError,
+  where: Omit<ProblemContext, 'instance'>,
+): RawProblem => {
+  const { status, fixed, head, tail } = rendered(render, error, where);
+  const fixedList = Object.entries(fixed).flat();
+  return (response, url, headers) => {
+    const body = bodyFor(head, tail, url);
+    for (const item of fixedList) headers.push(item);
+    headers.push('content-length', String(Buffer.byteLength(body)));
+    response.writeHead(status, headers);
+    response.end(body);
   };
 };

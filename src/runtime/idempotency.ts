@@ -19,7 +19,8 @@ export const withTransaction = (ctx: RuntimeContext, handler: Handler, method: s
     if (input.deadline?.expired) throw new ApiError('timeout', 'The request took longer than its time budget.');
     return output;
   };
-  return async (input: HandlerInput, path: string): Promise<HandlerOutput> => {
+  /** `url` is the request's (its path, without the query, is part of an Idempotency-Key's fingerprint). */
+  return async (input: HandlerInput, url: string): Promise<HandlerOutput> => {
     const header = input.headers['idempotency-key'];
     if (header === undefined) return ctx.store.transaction(() => inTime(input));
     const key = Array.isArray(header) ? '' : header;
@@ -27,7 +28,7 @@ export const withTransaction = (ctx: RuntimeContext, handler: Handler, method: s
       throw new ApiError('idempotency_key_invalid', 'Idempotency-Key must be 1 to 255 characters.');
     }
     const fingerprint = createHash('sha256')
-      .update(`${method} ${path}\n${input.body === undefined ? '' : JSON.stringify(input.body)}`)
+      .update(`${method} ${url.split('?')[0] ?? ''}\n${input.body === undefined ? '' : JSON.stringify(input.body)}`)
       .digest('base64url');
     return ctx.store.transaction(async () => {
       const claim = await ctx.store.idempotency.claim(input.caller, key, ctx.now());

@@ -10,7 +10,10 @@ import type { PipelineRoute } from './route-spec.ts';
  * route was given. docs/serving.md ("The request lifecycle") draws the same list.
  */
 export const LIFECYCLE = [
-  /** Fastify's router: an unknown path answers 404 `not_found`; a known path with another method 405. */
+  /**
+   * Fastify's router: an unknown path answers 404 `not_found`; a known path with another method 405. Before it, a
+   * part's front door (front-door.ts) may decide a request from its address and route alone (the rate limit's 429).
+   */
   'route',
   /** Who is calling (auth part), and whether they may call this route at all: its schemes and roles. */
   'authenticate',

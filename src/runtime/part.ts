@@ -2,8 +2,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RouteKind } from '../parts/auth/route-access.ts';
 import type { ApiError } from '../parts/errors/api-error.ts';
 import type { Plan } from '../plan/types.ts';
-import type { CannedProblem } from './canned-problem.ts';
+import type { CannedProblem, RawProblem } from './canned-problem.ts';
 import type { RuntimeContext, WriteHook } from './context.ts';
+import type { FrontDoor, FrontDoorHost } from './front-door.ts';
 import type { Step, StepPhase } from './lifecycle.ts';
 import type { PipelineRoute, RouteSpec } from './route-spec.ts';
 import type { ServerOptions } from './server-options.ts';
@@ -50,6 +51,14 @@ export interface PartHost {
    * and sets `exchange.answered`, which ends the request's way through the pipeline.
    */
   cannedProblem(route: PipelineRoute, error: ApiError): CannedProblem;
+  /** The same problem, for a front door: written on Node's response. */
+  rawProblem(route: PipelineRoute, error: ApiError): RawProblem;
+  /**
+   * The lifecycle's first step, run before Fastify routes a request (front-door.ts): `compile` gets every route of
+   * the pipeline once they are all declared, and returns the door, or undefined when it has nothing to decide there.
+   * At most one part installs one.
+   */
+  frontDoor(compile: (routes: readonly PipelineRoute[], host: FrontDoorHost) => FrontDoor | undefined): void;
   /** Registers a third-party Fastify plugin (the API reference page); guard its routes with `beforeBody`. */
   mount(register: (app: FastifyInstance) => Promise<void>): void;
   /** Requests received so far (the delivery worker slows down while they saturate the process). */

@@ -5,18 +5,20 @@ import { ApiError } from '../parts/errors/api-error.ts';
 import type { ProblemContext, ProblemRenderer } from '../parts/errors/runtime.ts';
 import type { Plan } from '../plan/types.ts';
 import { bodyStep } from './body.ts';
-import { cannedProblem } from './canned-problem.ts';
+import { cannedProblem, rawProblem } from './canned-problem.ts';
 import type { HandlerInput, HandlerOutput, RuntimeContext } from './context.ts';
 import { createDeadlines, type Deadline } from './deadlines.ts';
 import { sendProblem, toApiError } from './errors.ts';
+import type { FrontDoor, FrontDoorHost } from './front-door.ts';
 import { withTransaction } from './idempotency.ts';
 import { AFTER_BODY, BEFORE_BODY, type Exchange, runSteps, type Step, type StepPhase } from './lifecycle.ts';
 import type { PartHost } from './part.ts';
-import { type Method, type PipelineRoute, type RouteSpec, toFastifyPath } from './route-spec.ts';
+import { MAX_PARAM_LENGTH, type Method, type PipelineRoute, type RouteSpec, toFastifyPath } from './route-spec.ts';
 import type { ServerOptions } from './server-options.ts';
 import type { RunningWorker, WorkerHealth, WorkerRegistry } from './workers.ts';
 
-const METHODS: readonly Method[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+/** The methods a known path answers 405 for when it does not serve them (others are 404, as for any path). */
+const ANSWERED_405 = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE']);
 
 type StepCompiler = (route: PipelineRoute) => Step | undefined;
 
@@ -62,7 +64,7 @@ export const createPipeline = (
   app: FastifyInstance,
   ctx: RuntimeContext,
   options: ServerOptions,
-  parts: { render: ProblemRenderer; registry: WorkerRegistry; requests: () => number },
+  parts: { render: ProblemRenderer; registry: WorkerRegistry; requests: () => number; door: FrontDoorHost },
 ) => {
   const { plan } = ctx;
   const specs: RouteSpec[] = [];
@@ -70,6 +72,8 @@ export const createPipeline = (
   const mounts: Array<(app: FastifyInstance) => Promise<void>> = [];
   const workers: Array<{ name: string; start: (health: WorkerHealth) => RunningWorker | Promise<RunningWorker> }> = [];
   const log = app.log as FastifyBaseLogger;
+  let frontDoorOf: ((routes: readonly PipelineRoute[], host: FrontDoorHost) => FrontDoor | undefined) | undefined;
+  let frontDoor: FrontDoor | undefined;
 
   const compileRoute = (spec: RouteSpec): PipelineRoute => ({
     ...spec,
@@ -174,7 +178,7 @@ export const createPipeline = (
         try {
           const input = inputOf(exchange, deadline);
           if (validate) await validate(input);
-          exchange.output = await run(input, pathOf(request));
+          exchange.output = await run(input, request.url);
         } catch (error) {
           if (deadline.expired) return reply;
           throw error;
@@ -189,34 +193,37 @@ export const createPipeline = (
     });
   };
 
-  /** A known path with another method answers 405 with Allow (the route phase: before anything else). */
-  const registerMethodNotAllowed = (routes: readonly PipelineRoute[]) => {
-    const methodsByUrl = new Map<string, Set<Method>>();
-    for (const route of routes) {
-      const url = toFastifyPath(route.template);
-      const methods = methodsByUrl.get(url) ?? new Set<Method>();
-      methods.add(route.method);
-      methodsByUrl.set(url, methods);
-    }
-    for (const [url, methods] of methodsByUrl) {
-      const allow = [...methods].join(', ');
-      const others = METHODS.filter((m) => !methods.has(m));
-      if (others.length === 0) continue;
-      // One route for all of a path's other methods: a Fastify route costs about as much to build as it has hooks,
-      // and a route per method was some 15 % of the server's construction.
-      app.route({
-        method: others,
-        url,
-        handler: async (request) => {
-          throw new ApiError(
-            'method_not_allowed',
-            `${request.method} is not allowed here; allowed: ${allow}.`,
-            undefined,
-            { allow },
-          );
-        },
-      });
-    }
+  /**
+   * The methods each known path serves, for a 405 with Allow when a request names a known path with another method.
+   * Asked by the not-found answer, so the router holds only the routes that are served (a route for every other
+   * method of every path was most of the router's construction at start-up); compiled on the first miss.
+   */
+  const allowedMethods = (routes: readonly PipelineRoute[]): ((url: string) => string | undefined) => {
+    let table: { readonly pattern: RegExp; readonly allow: string }[] | undefined;
+    const compile = () => {
+      const methodsByUrl = new Map<string, Set<Method>>();
+      for (const route of routes) {
+        const url = toFastifyPath(route.template);
+        methodsByUrl.set(url, (methodsByUrl.get(url) ?? new Set<Method>()).add(route.method));
+      }
+      // A parameter matches what the router's would: one path segment, of 1 to maxParamLength characters.
+      return [...methodsByUrl].map(([url, methods]) => ({
+        pattern: new RegExp(
+          `^${url
+            .split(/(:\w+)/)
+            .map((part) =>
+              part.startsWith(':') ? `[^/]{1,${MAX_PARAM_LENGTH}}` : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
+            )
+            .join('')}$`,
+        ),
+        allow: [...methods].join(', '),
+      }));
+    };
+    return (url) => {
+      table ??= compile();
+      const path = url.split('?')[0] ?? '';
+      return table.find((entry) => entry.pattern.test(path))?.allow;
+    };
   };
 
   const host: PartHost = {
@@ -249,6 +256,11 @@ export const createPipeline = (
       };
     },
     cannedProblem: (route, error) => cannedProblem(parts.render, error, routeWhere(plan, route)),
+    rawProblem: (route, error) => rawProblem(parts.render, error, routeWhere(plan, route)),
+    frontDoor(compile) {
+      if (frontDoorOf) throw new Error('Only one part may install a front door.');
+      frontDoorOf = compile;
+    },
     mount: (fn) => void mounts.push(fn),
     requests: parts.requests,
     workers: () => ({ failing: parts.registry.failing(), report: parts.registry.report() }),
@@ -262,12 +274,20 @@ export const createPipeline = (
       const reshape = request.exchange?.reshapeError;
       return sendProblem(parts.render, reply, reshape ? reshape(problem) : problem, whereOf(plan, request));
     });
-    app.setNotFoundHandler((request, reply) =>
-      sendProblem(parts.render, reply, new ApiError('not_found', 'No such path.'), pathOf(request)),
-    );
     const routes = specs.map(compileRoute);
+    const allowedOn = allowedMethods(routes);
+    app.setNotFoundHandler((request, reply) => {
+      // A known path with another method: 405 with Allow, before anything else (no authentication, no body).
+      const allow = ANSWERED_405.has(request.method) ? allowedOn(request.url) : undefined;
+      const error = allow
+        ? new ApiError('method_not_allowed', `${request.method} is not allowed here; allowed: ${allow}.`, undefined, {
+            allow,
+          })
+        : new ApiError('not_found', 'No such path.');
+      return sendProblem(parts.render, reply, error, pathOf(request));
+    });
     for (const route of routes) register(route);
-    registerMethodNotAllowed(routes);
+    frontDoor = frontDoorOf?.(routes, parts.door);
     for (const mount of mounts) await mount(app);
     for (const { name, start: startWorker } of workers) {
       let running: RunningWorker | undefined;
@@ -282,5 +302,6 @@ export const createPipeline = (
     }
   };
 
-  return { host, build };
+  /** The front door a part installed, once built; undefined when none (every request goes to Fastify). */
+  return { host, build, frontDoor: () => frontDoor };
 };

@@ -34,5 +34,15 @@ export interface PipelineRoute extends RouteSpec {
   readonly transaction: boolean;
 }
 
+/** The longest path parameter the router matches (longer: 404, as for an id no record has). */
+export const MAX_PARAM_LENGTH = 256;
+
 /** {id} → :id for Fastify's router. */
 export const toFastifyPath = (path: string): string => path.replace(/\{(\w+)\}/g, ':$1');
+
+/** Fastify's router options (server.ts), shared with the front door's router so that both route a path alike. */
+export const ROUTER_OPTIONS = {
+  maxParamLength: MAX_PARAM_LENGTH,
+  ignoreTrailingSlash: false,
+  useSemicolonDelimiter: false,
+};

@@ -1,4 +1,5 @@
 import Fastify from 'fastify';
+import { importExternal } from './import-external.ts';
 
 export interface ScalarAssets {
   /** The reference page's HTML: it loads `js/scalar.js` and `./openapi.json`, relative to /docs/. */
@@ -13,7 +14,9 @@ export interface ScalarAssets {
  * is first asked for, and its answers are kept (compressed) by the docs part, not the plugin's routes.
  */
 export const loadScalarAssets = async (configuration: Record<string, unknown>): Promise<ScalarAssets> => {
-  const { default: scalar } = await import('@scalar/fastify-api-reference');
+  const { default: scalar } = (await importExternal(
+    '@scalar/fastify-api-reference',
+  )) as typeof import('@scalar/fastify-api-reference');
   const app = Fastify({ logger: false });
   try {
     await app.register(scalar, { routePrefix: '/reference', configuration });

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, LogController } from 'fastify';
 import { createAccess } from '../parts/auth/access.ts';
 import { authPart } from '../parts/auth/auth-part.ts';
@@ -10,7 +9,6 @@ import { eventsPart } from '../parts/events/events-part.ts';
 import { formatBytes } from '../parts/limits/docs.ts';
 import { limitsPart } from '../parts/limits/limits-part.ts';
 import { installOverloadGuard } from '../parts/limits/overload.ts';
-import { openCounterConnection } from '../parts/limits/redis-connection.ts';
 import { redisWindowCounters } from '../parts/limits/redis-failure-counters.ts';
 import { statesPart } from '../parts/states/states-part.ts';
 import { rewriteVersionPath } from '../parts/versioning/select.ts';
@@ -20,10 +18,13 @@ import { registerBodyReader } from './body.ts';
 import type { RuntimeContext } from './context.ts';
 import { docsPart } from './docs-part.ts';
 import { sendProblem } from './errors.ts';
+import { type FrontDoorHost, installFrontDoor, requestIdOf } from './front-door.ts';
 import { healthPart } from './health-part.ts';
 import { startIdempotencySweeper } from './idempotency.ts';
 import type { ServerPart } from './part.ts';
 import { createPipeline } from './pipeline.ts';
+import { requestLogger } from './request-logger.ts';
+import { ROUTER_OPTIONS } from './route-spec.ts';
 import type { ServerOptions } from './server-options.ts';
 import { SchemaCompiler } from './validator.ts';
 import { clientErrorHandler, frameworkErrors } from './wire-errors.ts';
@@ -46,8 +47,6 @@ const PARTS: readonly ServerPart[] = [
   healthPart,
 ];
 
-const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
-
 /** Header names of apiKey schemes, redacted from logs like Authorization and Cookie. */
 const apiKeyHeaders = (plan: Plan): string[] =>
   [...plan.auth.schemes.values()]
@@ -58,6 +57,8 @@ const apiKeyHeaders = (plan: Plan): string[] =>
 export const createServer = async (plan: Plan, options: ServerOptions): Promise<FastifyInstance> => {
   const render = createProblemRenderer(plan.errors);
   const { guards } = plan.limits;
+  const rewriteUrl =
+    plan.versioning?.scheme === 'path' ? rewriteVersionPath(plan.versioning, plan.service.basePath) : undefined;
   const app = Fastify({
     logger: {
       level: options.logLevel ?? 'info',
@@ -68,6 +69,7 @@ export const createServer = async (plan: Plan, options: ServerOptions): Promise<
       },
     },
     logController: new LogController({ disableRequestLogging: true }),
+    childLoggerFactory: requestLogger,
     bodyLimit: plan.limits.bodyBytes,
     // Receiving the whole request (limits.timeouts.body); Node checks it every connectionsCheckingInterval (below).
     requestTimeout: guards.receiveTimeoutMs,
@@ -76,14 +78,9 @@ export const createServer = async (plan: Plan, options: ServerOptions): Promise<
     forceCloseConnections: 'idle',
     // While closing, requests already on their way are answered (drain.ts), not refused.
     return503OnClosing: false,
-    genReqId: (req) => {
-      const given = req.headers['x-request-id'];
-      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
-    },
-    routerOptions: { maxParamLength: 256, ignoreTrailingSlash: false },
-    ...(plan.versioning?.scheme === 'path'
-      ? { rewriteUrl: rewriteVersionPath(plan.versioning, plan.service.basePath) }
-      : {}),
+    genReqId: requestIdOf,
+    routerOptions: ROUTER_OPTIONS,
+    ...(rewriteUrl ? { rewriteUrl } : {}),
     frameworkErrors: frameworkErrors(render),
     clientErrorHandler: clientErrorHandler(render, guards.headerBytes),
   });
@@ -103,12 +100,17 @@ export const createServer = async (plan: Plan, options: ServerOptions): Promise<
     // A URL too long to serve is not echoed, not even its path.
     sendProblem(render, reply, error, error.code === 'uri_too_long' ? '' : (reply.request.url.split('?')[0] ?? ''));
   };
-  if (guards.overload) installOverloadGuard(app, guards.overload, early, options.eventLoopLag);
+  const shedding = guards.overload && installOverloadGuard(app, guards.overload, early, options.eventLoopLag);
 
   const passwordFields = passwordFieldsOf(plan);
   const redisUrl = options.redisUrl ?? plan.limits.store;
+  // The Redis client is loaded only when counters are shared through Redis.
   const counterConnection = redisUrl
-    ? await openCounterConnection(redisUrl, options.redisPrefix ?? `nf:${plan.service.name}:`, app.log)
+    ? await (await import('../parts/limits/redis-connection.ts')).openCounterConnection(
+        redisUrl,
+        options.redisPrefix ?? `nf:${plan.service.name}:`,
+        app.log,
+      )
     : undefined;
   if (counterConnection) app.addHook('onClose', async () => counterConnection.close());
   const ctx: RuntimeContext = {
@@ -142,7 +144,10 @@ export const createServer = async (plan: Plan, options: ServerOptions): Promise<
     else done();
   });
   // Below 'info' (e.g. --log-level warn) the request lines would be dropped anyway: skip the hook entirely.
-  if ((app.log as FastifyBaseLogger & { isLevelEnabled(level: string): boolean }).isLevelEnabled('info')) {
+  const logsRequests = (app.log as FastifyBaseLogger & { isLevelEnabled(level: string): boolean }).isLevelEnabled(
+    'info',
+  );
+  if (logsRequests) {
     app.addHook('onResponse', (request, reply, done) => {
       // One line per request; the path only, so credentials in a query string never reach the log.
       request.log.info(
@@ -162,11 +167,28 @@ export const createServer = async (plan: Plan, options: ServerOptions): Promise<
     });
   }
 
+  // An answer written at the front door, before Fastify: the same headers, count and log line as one from a hook.
+  const door: FrontDoorHost = {
+    headers: (request) => ['x-request-id', requestIdOf(request), 'x-content-type-options', 'nosniff'],
+    answered(request, path, status, reqId) {
+      served++;
+      if (logsRequests) app.log.info({ reqId, method: request.method, path, status, ms: 0 }, 'request');
+    },
+  };
   const registry = createWorkerRegistry(app.log);
-  const pipeline = createPipeline(app, ctx, options, { render, registry, requests: () => served });
+  const pipeline = createPipeline(app, ctx, options, { render, registry, requests: () => served, door });
   for (const part of PARTS) await part.install(pipeline.host);
   pipeline.host.worker('idempotency', (health) => startIdempotencySweeper(ctx, health));
   await pipeline.build();
+  const frontDoor = pipeline.frontDoor();
+  // While draining, shedding, or refusing a too-long target, Fastify answers as before.
+  if (frontDoor)
+    installFrontDoor(
+      server,
+      frontDoor,
+      rewriteUrl,
+      (request) => drain?.draining === true || shedding?.() === true || (request.url?.length ?? 0) > guards.urlBytes,
+    );
   // The validators left for their first use (SchemaCompiler.later) are compiled once the port is open.
   app.addHook('onListen', (done) => {
     void ctx.schemas.compileInBackground();

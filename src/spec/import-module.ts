@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Message, Plugin } from 'esbuild';
+import { importExternal } from '../runtime/import-external.ts';
 
 /**
  * Imports a user's TS/JS module. JavaScript is imported as it is. TypeScript is compiled by esbuild into one ES
@@ -14,7 +15,7 @@ import type { Message, Plugin } from 'esbuild';
  * module is compiled and imported once per process (Node caches a JavaScript one the same way).
  */
 export const importModule = async (absolute: string): Promise<Record<string, unknown>> => {
-  if (!isTypeScript(absolute)) return (await import(pathToFileURL(absolute).href)) as Record<string, unknown>;
+  if (!isTypeScript(absolute)) return importExternal(pathToFileURL(absolute).href);
   return once(imported, absolute, async () => importCompiled(await compileModule(absolute)));
 };
 
@@ -104,7 +105,7 @@ const importCompiled = async ({ code, map }: Compiled): Promise<Record<string, u
     await writeFile(file, `${code}${inlineMap}`, { mode: 0o600 });
     // Before the import: Node reads a module's source map as it loads it.
     process.setSourceMapsEnabled(true);
-    return (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+    return await importExternal(pathToFileURL(file).href);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -1,10 +1,10 @@
 import { readFile, stat } from 'node:fs/promises';
 import { extname, resolve } from 'node:path';
-import { LineCounter, parseDocument } from 'yaml';
 import type { Diagnostic } from './diagnostic-codes.ts';
+import { fastParseYaml } from './fast-yaml.ts';
 import { importModule } from './import-module.ts';
 import { Reporter } from './reporter.ts';
-import { SourceMap } from './source-map.ts';
+import { SourceMap, yamlPackage } from './source-map.ts';
 
 export const MAX_SPEC_BYTES = 1024 * 1024;
 /** Far above what a hand-written spec needs, far below what an alias bomb expands to. */
@@ -27,6 +27,10 @@ export const parseSpecText = (
   text: string,
   file: string,
 ): { raw: unknown; source: SourceMap; diagnostics: Diagnostic[] } => {
+  // Most specs: js-yaml reads them, and `yaml` is loaded only if a diagnostic needs a position.
+  const quick = fastParseYaml(text);
+  if (quick !== undefined) return { raw: quick, source: SourceMap.fromYamlText(file, text), diagnostics: [] };
+  const { LineCounter, parseDocument } = yamlPackage();
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false });
   const source = SourceMap.fromYaml(file, doc.contents, lines, text);

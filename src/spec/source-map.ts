@@ -1,4 +1,11 @@
-import { isMap, isPair, isScalar, isSeq, LineCounter, type Node, type Pair, type Scalar } from 'yaml';
+import { createRequire } from 'node:module';
+import type { LineCounter, Node, Pair, Scalar } from 'yaml';
+
+/**
+ * The `yaml` package, loaded when a position is first asked for: a well-formed spec is read by js-yaml
+ * (fast-yaml.ts) and most starts never need it.
+ */
+export const yamlPackage = (): typeof import('yaml') => createRequire(import.meta.url)('yaml') as typeof import('yaml');
 
 export type PathSegment = string | number;
 export interface Position {
@@ -26,27 +33,58 @@ export class SourceMap {
   readonly #strings = new Map<string, StringValue>();
   /** A TypeScript or JavaScript spec: no syntax tree here, so keys are found by searching the text (see locate). */
   #moduleText = false;
+  #lines: LineCounter | undefined;
+  /** A YAML text whose positions are read only when first asked for (fromYamlText). */
+  #pendingYaml: string | undefined;
   constructor(
     readonly file: string,
-    private readonly lines?: LineCounter,
+    lines?: LineCounter,
     private readonly text?: string,
-  ) {}
+  ) {
+    this.#lines = lines;
+  }
+
+  /** The map of a YAML text, parsed with `yaml` only when a position is first asked for. */
+  static fromYamlText(file: string, text: string): SourceMap {
+    const map = new SourceMap(file, undefined, text);
+    map.#pendingYaml = text;
+    return map;
+  }
+
+  /** Parses a pending YAML text (fromYamlText) for its positions. */
+  #ready(): void {
+    const text = this.#pendingYaml;
+    if (text === undefined) return;
+    this.#pendingYaml = undefined;
+    const { LineCounter, parseDocument } = yamlPackage();
+    const lines = new LineCounter();
+    const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false });
+    this.#lines = lines;
+    this.#fill(doc.contents);
+  }
 
   static fromYaml(file: string, root: Node | null, lines: LineCounter, text?: string): SourceMap {
     const map = new SourceMap(file, lines, text);
+    map.#fill(root);
+    return map;
+  }
+
+  /** Records where each node of a `yaml` syntax tree sits, by JSON Pointer. */
+  #fill(root: Node | null): void {
+    const { isMap, isPair, isScalar, isSeq } = yamlPackage();
     const walk = (node: unknown, pointer: string) => {
       if (!node || typeof node !== 'object') return;
       const range = (node as Node).range;
-      if (range) map.#values.set(pointer, range[0]);
+      if (range) this.#values.set(pointer, range[0]);
       if (isScalar(node) && typeof node.value === 'string' && range)
-        map.#strings.set(pointer, { value: node.value, type: node.type, start: range[0], end: range[1] });
+        this.#strings.set(pointer, { value: node.value, type: node.type, start: range[0], end: range[1] });
       if (isMap(node)) {
         for (const item of node.items as Pair[]) {
           if (!isPair(item)) continue;
           const key = isScalar(item.key) ? String(item.key.value) : String(item.key);
           const child = `${pointer}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`;
           const keyRange = (item.key as Node | null)?.range;
-          if (keyRange) map.#keys.set(child, keyRange[0]);
+          if (keyRange) this.#keys.set(child, keyRange[0]);
           walk(item.value, child);
         }
       } else if (isSeq(node)) {
@@ -54,7 +92,6 @@ export class SourceMap {
       }
     };
     walk(root, '');
-    return map;
   }
 
   /**
@@ -63,7 +100,7 @@ export class SourceMap {
    * literals specs are written as, and an ancestor's position when a key is computed or spread in.
    */
   static fromModuleText(file: string, text: string): SourceMap {
-    const lines = new LineCounter();
+    const lines = new (yamlPackage().LineCounter)();
     lines.addNewLine(0);
     for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) lines.addNewLine(i + 1);
     const map = new SourceMap(file, lines, text);
@@ -91,14 +128,16 @@ export class SourceMap {
   }
 
   positionOfOffset(offset: number): Position | undefined {
-    if (!this.lines) return undefined;
-    const { line, col } = this.lines.linePos(offset);
+    this.#ready();
+    if (!this.#lines) return undefined;
+    const { line, col } = this.#lines.linePos(offset);
     return { line, col };
   }
 
   /** The position of a key, its value, or a character inside a string value; falls back to the nearest ancestor. */
   locate(pointer: string, at: Anchor = 'value'): Position | undefined {
-    if (!this.lines) return undefined;
+    this.#ready();
+    if (!this.#lines) return undefined;
     if (typeof at === 'object') {
       const inside = this.#offsetInside(pointer, at.offset);
       return inside === undefined ? this.locate(pointer, 'value') : this.positionOfOffset(inside);

@@ -48,7 +48,7 @@ export const openStore = async (target: string, options: OpenStoreOptions = {}):
  */
 export const storeExists = async (target: string, fileExists: (path: string) => boolean): Promise<boolean> => {
   if (!isPostgresUrl(target)) return fileExists(target);
-  const [{ default: pg }, { parseUrl }] = await Promise.all([import('pg'), import('./postgres/pg-pool.ts')]);
+  const { pg, parseUrl } = await import('./postgres/pg-pool.ts');
   const { connectionString, schema } = parseUrl(target);
   const client = new pg.Client({ connectionString });
   try {

@@ -40,10 +40,13 @@ export const decide = (
   tats: ReadonlyArray<number | undefined>,
   now: number,
 ): Verdict & { readonly next: readonly number[] } => {
-  const next: number[] = [];
+  // Plain loops and arrays sized once: this runs for every request of every limited route.
+  const n = cells.length;
+  const next: number[] = new Array(n);
   const violated: number[] = [];
   let retryAfterMs = 0;
-  cells.forEach((cell, i) => {
+  for (let i = 0; i < n; i++) {
+    const cell = cells[i] as Cell;
     const interval = cell.windowMs / cell.limit;
     const tat = Math.max(tats[i] ?? now, now);
     const allowAt = tat + interval - cell.windowMs;
@@ -51,16 +54,18 @@ export const decide = (
       violated.push(i);
       retryAfterMs = Math.max(retryAfterMs, allowAt - now);
     }
-    next.push(tat + interval);
-  });
+    next[i] = tat + interval;
+  }
   const allowed = violated.length === 0;
-  const cellStates = cells.map((cell, i): CellState => {
+  const states: CellState[] = new Array(n);
+  for (let i = 0; i < n; i++) {
+    const cell = cells[i] as Cell;
     const interval = cell.windowMs / cell.limit;
     const tat = allowed ? (next[i] as number) : Math.max(tats[i] ?? now, now);
-    return {
+    states[i] = {
       remaining: Math.max(0, Math.min(cell.limit, Math.floor((now + cell.windowMs - tat) / interval + 1e-9))),
       resetMs: Math.max(0, tat - now),
     };
-  });
-  return { allowed, cells: cellStates, retryAfterMs, violated, next };
+  }
+  return { allowed, cells: states, retryAfterMs, violated, next };
 };

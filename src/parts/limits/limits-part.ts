@@ -1,4 +1,5 @@
 import type { ServerPart } from '../../runtime/part.ts';
+import { compileFrontDoor } from './front-door.ts';
 import { memoryCounters } from './memory-counters.ts';
 import { compileQuotaStep, quotaCounter } from './quota-step.ts';
 import type { RateCounters } from './rate-counters.ts';
@@ -9,7 +10,7 @@ import { usageRoutes } from './usage-routes.ts';
 
 /**
  * The limits part on the server: the limit phase of every route (rate limits, then quotas), answered before the
- * body is read; the write hook that counts quotas; and the usage API. Rate counters live in Redis when one is
+ * body is read, and for rate limits decided by address alone, at the front door before Fastify routes the request; the write hook that counts quotas; and the usage API. Rate counters live in Redis when one is
  * configured (NINEFOLD_REDIS_URL, or `limits.store`), shared by every instance, else in this process. A spec without
  * rates or quotas adds nothing.
  */
@@ -30,6 +31,8 @@ export const limitsPart: ServerPart = {
         canned: host.cannedProblem,
       };
       host.step('limit', (route) => compileRateStep(deps, route));
+      const doorDeps = { ...deps, plan, raw: host.rawProblem };
+      host.frontDoor((routes, door) => compileFrontDoor(doorDeps, routes, door));
     }
     if (limits.quotas.size > 0) {
       host.step('limit', (route) => compileQuotaStep(limits, ctx.store.counters, ctx.now, route));

@@ -11,12 +11,11 @@ export const memoryCounters = (): RateCounters => {
   return {
     shared: false,
     take(cells: readonly Cell[], now: number): Verdict {
-      const verdict = decide(
-        cells,
-        cells.map((c) => tats.get(c.key)),
-        now,
-      );
-      if (verdict.allowed) for (const [i, c] of cells.entries()) tats.set(c.key, verdict.next[i] as number);
+      const stored: Array<number | undefined> = new Array(cells.length);
+      for (let i = 0; i < cells.length; i++) stored[i] = tats.get((cells[i] as Cell).key);
+      const verdict = decide(cells, stored, now);
+      if (verdict.allowed)
+        for (let i = 0; i < cells.length; i++) tats.set((cells[i] as Cell).key, verdict.next[i] as number);
       if (++decisions % SWEEP_EVERY === 0) for (const [key, tat] of tats) if (tat <= now) tats.delete(key);
       return verdict;
     },

@@ -44,14 +44,15 @@ export const sampleEventLoopLag = (sampleMs: number): { lag: LagReading; stop():
  * client waiting until it times out. The health checks are served as usual; the critical routes too, as long as
  * fewer than `reserve` of their requests are in flight (counted whether overloaded or not, from the request's
  * arrival until its answer is sent or its connection closes), so that they cannot sink the process themselves.
- * `send` answers the problem.
+ * `send` answers the problem. Returns whether new requests are being shed right now (the front door then steps
+ * aside, so that the guard answers first as it always does).
  */
 export const installOverloadGuard = (
   app: FastifyInstance,
   overload: OverloadPlan,
   send: (error: ApiError, reply: FastifyReply) => void,
   injected?: LagReading,
-) => {
+): (() => boolean) => {
   const sampler = injected ? undefined : sampleEventLoopLag(Math.min(100, Math.max(10, overload.lagMs / 4)));
   const lag = injected ?? (sampler as { lag: LagReading }).lag;
   const retryAfter = String(overload.retryAfterS);
@@ -78,4 +79,5 @@ export const installOverloadGuard = (
     );
   });
   if (sampler) app.addHook('onClose', async () => sampler.stop());
+  return () => lag() > overload.lagMs;
 };

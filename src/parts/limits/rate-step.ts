@@ -84,80 +84,135 @@ const prepare = (policy: NamedPolicy): PreparedPolicy => ({
   state: `${sfString(policy.name)};r=`,
 });
 
-/** The refusal of a route, per set of violated policies, rendered on its first use and then reused. */
-const refusals = (deps: RateDeps, route: PipelineRoute) => {
-  const byViolated = new Map<string, CannedProblem>();
-  return (violated: readonly string[]): CannedProblem => {
-    const key = violated.join('\n');
-    let refusal = byViolated.get(key);
-    if (!refusal) {
-      const error = new ApiError(
-        'rate_limited',
-        `Over the rate limit (${violated.join(', ')}); retry after the time given.`,
-        undefined,
-        { 'violated-policies': violated },
-      );
-      refusal = deps.canned(route, error);
-      byViolated.set(key, refusal);
-    }
-    return refusal;
+/** The policies one request counts against (the general one first), with their RateLimit-Policy field written once. */
+export interface PolicySet {
+  readonly policies: readonly PreparedPolicy[];
+  readonly header: string;
+}
+
+const policySet = (policies: readonly PreparedPolicy[]): PolicySet => ({
+  policies,
+  header: policies.map((p) => p.item).join(', '),
+});
+
+/**
+ * The policy sets of one route: per general policy a caller may get, the set with the route's own; `none` when
+ * no policy applies to a caller. Built once per route, so that a request allocates no header text but its state.
+ */
+export const routePolicies = (rate: RatePlan, route: PipelineRoute) => {
+  const ownPolicy = endpointPolicy(rate, {
+    operation: route.operation,
+    method: route.method,
+    ...(route.root ? {} : { path: route.path }),
+  });
+  const own = ownPolicy && prepare(ownPolicy);
+  const sets = new Map(allGeneral(rate).map((p) => [p.name, policySet(own ? [prepare(p), own] : [prepare(p)])]));
+  const ownOnly = own ? policySet([own]) : undefined;
+  const generalOf = generalPolicy(rate);
+  return {
+    any: own !== undefined || rate.default !== undefined || rate.roles.size > 0,
+    /** The set a caller counts against, or undefined when none. */
+    of: (principal: Principal | undefined): PolicySet | undefined => {
+      const general = generalOf(principal);
+      return general ? sets.get(general.name) : ownOnly;
+    },
   };
 };
+
+/** The cells of one caller (`ip:…`, `p:…`) in a set: the buckets a request takes from. */
+export const cellsOf = (set: PolicySet, who: string): Cell[] => {
+  const cells: Cell[] = [];
+  for (const p of set.policies)
+    cells.push({ key: `{${who}}:${p.name}`, limit: p.rate.limit, windowMs: p.rate.windowMs });
+  return cells;
+};
+
+/** The RateLimit field after a verdict: each policy's remaining quota and seconds until it is whole. */
+export const stateOf = (set: PolicySet, verdict: Verdict): string => {
+  let state = '';
+  for (let i = 0; i < set.policies.length; i++) {
+    const cell = verdict.cells[i] as CellState;
+    state += `${i ? ', ' : ''}${(set.policies[i] as PreparedPolicy).state}${cell.remaining};t=${resetSeconds(cell.resetMs)}`;
+  }
+  return state;
+};
+
+/** The names of the policies a refused request is over, for `violated-policies`. */
+export const violatedOf = (set: PolicySet, verdict: Verdict): string[] =>
+  verdict.violated.map((i) => (set.policies[i] as PreparedPolicy).name);
+
+/** The 503 a request gets when the counters cannot be reached and `onStoreFailure` is closed. */
+export const countersUnavailable = () =>
+  new ApiError('limits_unavailable', 'Rate limits cannot be checked right now.', undefined, undefined, {
+    'retry-after': '1',
+  });
+
+/** The error a refusal renders: `rate_limited` naming the policies it is over. */
+export const rateLimited = (violated: readonly string[]) =>
+  new ApiError('rate_limited', `Over the rate limit (${violated.join(', ')}); retry after the time given.`, undefined, {
+    'violated-policies': violated,
+  });
+
+/** Renders each set of violated policies once, on its first use, and reuses it. */
+export const byViolated = <T>(render: (violated: readonly string[]) => T) => {
+  const rendered = new Map<string, T>();
+  return (violated: readonly string[]): T => {
+    const key = violated.join('\n');
+    let done = rendered.get(key);
+    if (done === undefined) {
+      done = render(violated);
+      rendered.set(key, done);
+    }
+    return done;
+  };
+};
+
+/** Where the front door leaves its decision on Node's request: the RateLimit fields of a request it let through. */
+export const DECIDED = Symbol('ninefold.rateDecided');
+
+export interface Decided {
+  /** The fields of a request let through; null when the counters failed open (nothing to tell, nothing to count). */
+  [DECIDED]?: { readonly policy: string; readonly state: string } | null;
+}
 
 /**
  * The limit phase's rate step of one route, or undefined when no policy can apply to it. Per request: who is
  * counted (the principal, or the client address when anonymous or `by: ip`), one decision over the general and the
  * route's policy together, the RateLimit fields on the answer, and 429 `rate_limited` before the body is read.
- * A refusal is answered from text prepared at start-up (no error thrown, no error handler, nothing serialised), so
- * that it costs little more than any answer Fastify sends from a hook (bench/cpu-per-request.mjs measures it).
+ * A refusal is answered from text prepared at start-up (no error thrown, no error handler, nothing serialised).
+ * A request the front door already counted (front-door.ts) is not counted again: the step only adds its fields.
  */
 export const compileRateStep = (deps: RateDeps, route: PipelineRoute): Step | undefined => {
   if (!limitable(route)) return undefined;
-  const ownPolicy = endpointPolicy(deps.rate, {
-    operation: route.operation,
-    method: route.method,
-    ...(route.root ? {} : { path: route.path }),
-  });
-  if (!ownPolicy && !deps.rate.default && deps.rate.roles.size === 0) return undefined;
-  const own = ownPolicy && prepare(ownPolicy);
-  const prepared = new Map(allGeneral(deps.rate).map((p) => [p.name, prepare(p)]));
-  const generalOf = generalPolicy(deps.rate);
-  const general = (principal: Principal | undefined) => {
-    const policy = generalOf(principal);
-    return policy && prepared.get(policy.name);
-  };
-  const refusal = refusals(deps, route);
+  const sets = routePolicies(deps.rate, route);
+  if (!sets.any) return undefined;
+  const refusal = byViolated((violated) => deps.canned(route, rateLimited(violated)));
   const byIp = deps.rate.by === 'ip';
 
   return (exchange) => {
-    const { request, principal } = exchange;
+    const { request, principal, reply } = exchange;
+    const decided = (request.raw as Decided)[DECIDED];
+    if (decided !== undefined) {
+      if (decided === null) return;
+      reply.header('ratelimit-policy', decided.policy);
+      reply.header('ratelimit', decided.state);
+      return;
+    }
+    const set = sets.of(principal);
+    if (!set) return;
     const who =
       !byIp && principal?.subject
         ? `p:${principal.subject}`
         : `ip:${deps.address(request.socket.remoteAddress ?? request.ip, request.headers)}`;
-    const first = general(principal);
-    const policies: PreparedPolicy[] = first ? (own ? [first, own] : [first]) : own ? [own] : [];
-    if (policies.length === 0) return;
-    const cells: Cell[] = policies.map((p) => ({
-      key: `{${who}}:${p.name}`,
-      limit: p.rate.limit,
-      windowMs: p.rate.windowMs,
-    }));
-    const policyHeader = policies.length === 1 ? (first ?? own)?.item : `${first?.item}, ${own?.item}`;
     const apply = (verdict: Verdict) => {
-      let state = '';
-      for (let i = 0; i < policies.length; i++) {
-        const cell = verdict.cells[i] as CellState;
-        state += `${i ? ', ' : ''}${(policies[i] as PreparedPolicy).state}${cell.remaining};t=${resetSeconds(cell.resetMs)}`;
-      }
+      const state = stateOf(set, verdict);
       if (verdict.allowed) {
-        exchange.reply.header('ratelimit-policy', policyHeader);
-        exchange.reply.header('ratelimit', state);
+        reply.header('ratelimit-policy', set.header);
+        reply.header('ratelimit', state);
         return;
       }
-      const violated = verdict.violated.map((i) => (policies[i] as PreparedPolicy).name);
-      refusal(violated)(exchange.reply, {
-        'ratelimit-policy': policyHeader as string,
+      refusal(violatedOf(set, verdict))(reply, {
+        'ratelimit-policy': set.header,
         ratelimit: state,
         'retry-after': retryAfter(verdict.retryAfterMs),
       });
@@ -166,13 +221,11 @@ export const compileRateStep = (deps: RateDeps, route: PipelineRoute): Step | un
     // Open: served without RateLimit fields (nothing is known to tell); closed: refused.
     const failed = () => {
       if (deps.onStoreFailure === 'open') return;
-      throw new ApiError('limits_unavailable', 'Rate limits cannot be checked right now.', undefined, undefined, {
-        'retry-after': '1',
-      });
+      throw countersUnavailable();
     };
     let verdict: Verdict | Promise<Verdict>;
     try {
-      verdict = deps.counters.take(cells, deps.now().getTime());
+      verdict = deps.counters.take(cellsOf(set, who), deps.now().getTime());
     } catch {
       return failed();
     }

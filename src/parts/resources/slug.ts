@@ -1,6 +1,17 @@
-import slugify from '@sindresorhus/slugify';
+import { createRequire } from 'node:module';
 import type { DerivePlan } from '../../plan/types.ts';
 import { kebabCase } from './naming.ts';
+
+type Slugify = typeof import('@sindresorhus/slugify').default;
+let loaded: Slugify | undefined;
+/**
+ * @sindresorhus/slugify, loaded by the first slug: its transliteration table takes a while to build, which a service
+ * without derived slugs does not pay at start-up (Node 20.19+ requires this ES module synchronously).
+ */
+const slugify = (): Slugify => {
+  loaded ??= (createRequire(import.meta.url)('@sindresorhus/slugify') as { default: Slugify }).default;
+  return loaded;
+};
 
 /**
  * The slug of a text: "How to Train Your Dragon" → `how-to-train-your-dragon`, "Déjà vu & Straße" →
@@ -8,7 +19,7 @@ import { kebabCase } from './naming.ts';
  * Latin transliteration (日本語) keeps its letters: NFKC, lower-cased, every other run of characters a dash.
  */
 export const slugOf = (text: string): string => {
-  const ascii = slugify(text, { decamelize: false });
+  const ascii = slugify()(text, { decamelize: false });
   if (ascii) return ascii;
   return text
     .normalize('NFKC')

@@ -13,7 +13,7 @@ export const LOST = new Set(['42P01', '3F000', '3D000']);
 
 /** What node-postgres throws, not the server, when a connection cannot be used. */
 const CONNECTION_MESSAGES =
-  /Connection terminated|not queryable|after calling end on the pool|timeout exceeded when trying to connect|Client was closed/;
+  /Connection terminated|not queryable|after calling end on the pool|timeout exceeded when trying to connect|timeout expired|Client was closed/;
 
 export interface ErrorContext {
   /** The fields a unique index guards, from the index's name. */

@@ -2,6 +2,9 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
 import { StoreError } from '../store.ts';
 
+/** The driver, for a caller that loads this module lazily and needs a one-off client. */
+export { pg };
+
 export interface PostgresOptions {
   /** `postgres://user@host:port/database`; a `schema` query parameter names the schema (default `public`). */
   readonly url: string;
@@ -28,6 +31,15 @@ const types = {
   getTypeParser: (oid: number, format?: 'text' | 'binary') =>
     oid === INT8 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text'),
 };
+
+/** A connection that cannot be made in this time fails (the server is unreachable): answered unavailable. */
+const CONNECT_TIMEOUT_MS = 5000;
+
+class ConnectingClient extends pg.Client {
+  constructor(config: pg.ClientConfig = {}) {
+    super({ ...config, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  }
+}
 
 /** Runs of a statement on its own that a deadlock or serialization conflict rolled back. */
 const RETRIES = 3;
@@ -62,6 +74,8 @@ interface Transaction {
 }
 
 type Queryable = Pick<pg.PoolClient, 'query'>;
+
+const rowsOf = <R>(result: { rows: R[] }): R[] => result.rows;
 
 /**
  * Runs `send` with the client's socket corked: node-postgres writes every statement to the socket as it is made, one
@@ -103,7 +117,10 @@ export class PgPool {
       connectionString,
       max: options.poolSize ?? 10,
       options: `-c search_path=${schema} -c statement_timeout=${options.statementTimeoutMs ?? 10_000}`,
-      connectionTimeoutMillis: 5000,
+      // The time-out of a new connection is the client's own (ConnectingClient): the pool's option would also arm a
+      // timer for every checkout, that is for every statement outside a transaction. Waiting for a pool client is
+      // bounded by the statement time-out of the clients it waits for, and by the request's time budget.
+      Client: ConnectingClient,
       types,
       // A statement is written without waiting for the answer to the one before it (see transaction()).
       pipeline: true,
@@ -134,36 +151,41 @@ export class PgPool {
   }
 
   /** Rows of one statement, in the running transaction if there is one. */
-  async rows<R>(text: string, params: readonly unknown[] = []): Promise<R[]> {
-    return (await this.result<R>(text, params)).rows;
+  rows<R>(text: string, params: readonly unknown[] = []): Promise<R[]> {
+    return this.result<R>(text, params).then(rowsOf);
   }
 
   /** Statements with parameters are prepared (once per connection); the others run as they are. */
-  async result<R>(text: string, params: readonly unknown[] = []): Promise<pg.QueryResult<R & pg.QueryResultRow>> {
+  result<R>(text: string, params: readonly unknown[] = []): Promise<pg.QueryResult<R & pg.QueryResultRow>> {
     const tx = this.#context.getStore();
-    if (tx !== undefined && !tx.released && !tx.committed) {
-      const client = await this.#open(tx);
-      try {
-        return await corked(client, () => {
-          this.#sendPending(tx, client);
-          return this.#send<R>(client, text, params);
-        });
-      } catch (error) {
-        // Behind a held write that failed, the statement fails only because the transaction is aborted (25P02):
-        // the held write's error is the one that means something.
-        if ((error as { code?: unknown }).code === '25P02') await Promise.allSettled(tx.sent);
-        throw tx.failure ? tx.failure.error : error;
-      }
-    }
-    // A statement on its own that lost to a deadlock or a serialization conflict was rolled back whole: running it
-    // again is safe. Inside a transaction the caller's whole work would have to run again, which only it may decide.
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.#send<R>(this.pool, text, params);
-      } catch (error) {
-        const code = (error as { code?: unknown }).code;
-        if (attempt >= RETRIES || (code !== '40001' && code !== '40P01')) throw error;
-      }
+    if (tx !== undefined && !tx.released && !tx.committed) return this.#inTransaction<R>(tx, text, params);
+    return this.#alone<R>(text, params, 1);
+  }
+
+  /**
+   * A statement on its own. One that lost to a deadlock or a serialization conflict was rolled back whole: running it
+   * again is safe. Inside a transaction the caller's whole work would have to run again, which only it may decide.
+   */
+  #alone<R>(text: string, params: readonly unknown[], attempt: number): Promise<pg.QueryResult<R & pg.QueryResultRow>> {
+    return this.#send<R>(this.pool, text, params).catch((error: unknown) => {
+      const code = (error as { code?: unknown }).code;
+      if (attempt >= RETRIES || (code !== '40001' && code !== '40P01')) throw error;
+      return this.#alone<R>(text, params, attempt + 1);
+    });
+  }
+
+  async #inTransaction<R>(tx: Transaction, text: string, params: readonly unknown[]) {
+    const client = await this.#open(tx);
+    try {
+      return await corked(client, () => {
+        this.#sendPending(tx, client);
+        return this.#send<R>(client, text, params);
+      });
+    } catch (error) {
+      // Behind a held write that failed, the statement fails only because the transaction is aborted (25P02):
+      // the held write's error is the one that means something.
+      if ((error as { code?: unknown }).code === '25P02') await Promise.allSettled(tx.sent);
+      throw tx.failure ? tx.failure.error : error;
     }
   }
 

@@ -48,6 +48,8 @@ interface Table {
   readonly toParams: (row: Row) => unknown[];
   readonly lists: Map<string, ListSql & { readonly computed?: ComputedSql }>;
   readonly distincts: Map<string, DistinctSql>;
+  /** UPDATE statements by shape (the columns set, the columns compared, whether the revision is). */
+  readonly updates: Map<string, string>;
 }
 
 const MAX_CACHED_SHAPES = 256;
@@ -144,17 +146,25 @@ export class PostgresStore implements Store {
   #guarded<T extends object>(part: T, names?: ReadonlyArray<string>): T {
     const target = part as Record<string, unknown>;
     const methods = names ?? Object.keys(part).filter((k) => typeof target[k] === 'function' && !SYNCHRONOUS.has(k));
+    const translate = (error: unknown) => {
+      if (isLost(error)) this.#lost = true;
+      throw storeErrorOf(error, this.#errorContext);
+    };
     for (const name of methods) {
       const method = target[name] as (...args: unknown[]) => Promise<unknown>;
-      target[name] = async (...args: unknown[]) => {
-        if (this.#closed) throw new StoreError('unavailable', 'the store is closed');
-        if (this.#lost) throw this.#lostError();
+      // Not an async function: on the path of every statement, an async wrapper's await is a promise and a turn more
+      // (and, while a transaction runs, a call of the async context's hook).
+      target[name] = (...args: unknown[]): Promise<unknown> => {
+        if (this.#closed) return Promise.reject(new StoreError('unavailable', 'the store is closed'));
+        if (this.#lost) return Promise.reject(this.#lostError());
         try {
-          if (name !== 'migrate' && !this.#isReady && !this.#db.inTransaction) await this.#setUp();
-          return await method.apply(part, args);
+          const pending =
+            name !== 'migrate' && !this.#isReady && !this.#db.inTransaction
+              ? this.#setUp().then(() => method.apply(part, args))
+              : method.apply(part, args);
+          return pending.then(undefined, translate);
         } catch (error) {
-          if (isLost(error)) this.#lost = true;
-          throw storeErrorOf(error, this.#errorContext);
+          return Promise.reject(error).then(undefined, translate);
         }
       };
     }
@@ -273,6 +283,7 @@ export class PostgresStore implements Store {
       ],
       lists: new Map(),
       distincts: new Map(),
+      updates: new Map(),
     };
   }
 
@@ -315,25 +326,28 @@ export class PostgresStore implements Store {
   async update(resource: string, id: string, changes: Record<string, unknown>, expect: UpdateExpectation = {}) {
     const table = this.#table(resource);
     const names = Object.keys(changes);
-    const whereNames = Object.keys(expect.where ?? {});
-    const params: unknown[] = [];
-    const next = (value: unknown) => {
-      params.push(value);
-      return `$${params.length}`;
-    };
-    const sets = [
-      ...names.map((n) => `${this.#column(table, n)} = ${next(this.#param(table, n, changes[n]))}`),
-      'revision = revision + 1',
-    ];
-    const conditions = [
-      `id = ${next(id)}`,
-      ...whereNames.map((n) => `${this.#column(table, n)} = ${next(this.#param(table, n, expect.where?.[n]))}`),
-      ...(expect.revision === undefined ? [] : [`revision = ${next(expect.revision)}`]),
-    ];
-    const [raw] = await this.#db.rows<Record<string, unknown>>(
-      `UPDATE ${quote(table.plan.table)} SET ${sets.join(', ')} WHERE ${conditions.join(' AND ')} RETURNING ${table.columns}`,
-      params,
-    );
+    const where = expect.where ?? {};
+    const whereNames = Object.keys(where);
+    const checksRevision = expect.revision !== undefined;
+    // The statement's text depends only on which columns change and which are compared: built once per shape.
+    const shape = `${names.join(',')}|${whereNames.join(',')}|${checksRevision ? 'r' : ''}`;
+    let text = table.updates.get(shape);
+    if (!text) {
+      let n = 0;
+      const sets = [...names.map((name) => `${this.#column(table, name)} = $${++n}`), 'revision = revision + 1'];
+      const conditions = [
+        `id = $${++n}`,
+        ...whereNames.map((name) => `${this.#column(table, name)} = $${++n}`),
+        ...(checksRevision ? [`revision = $${++n}`] : []),
+      ];
+      text = `UPDATE ${quote(table.plan.table)} SET ${sets.join(', ')} WHERE ${conditions.join(' AND ')} RETURNING ${table.columns}`;
+      if (table.updates.size < MAX_CACHED_SHAPES) table.updates.set(shape, text);
+    }
+    const params: unknown[] = names.map((name) => this.#param(table, name, changes[name]));
+    params.push(id);
+    for (const name of whereNames) params.push(this.#param(table, name, where[name]));
+    if (checksRevision) params.push(expect.revision);
+    const [raw] = await this.#db.rows<Record<string, unknown>>(text, params);
     return raw ? table.toRow(raw) : undefined;
   }
 

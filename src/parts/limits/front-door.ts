@@ -1,0 +1,130 @@
+import type { IncomingMessage } from 'node:http';
+import FindMyWay from 'find-my-way';
+import type { Plan } from '../../plan/types.ts';
+import type { RawProblem } from '../../runtime/canned-problem.ts';
+import type { FrontDoor, FrontDoorHost } from '../../runtime/front-door.ts';
+import { type PipelineRoute, ROUTER_OPTIONS, toFastifyPath } from '../../runtime/route-spec.ts';
+import { routeAccess } from '../auth/route-access.ts';
+import type { ApiError } from '../errors/api-error.ts';
+import type { Verdict } from './gcra.ts';
+import { retryAfter } from './rate-headers.ts';
+import {
+  byViolated,
+  cellsOf,
+  DECIDED,
+  type Decided,
+  limitable,
+  type PolicySet,
+  type RateDeps,
+  rateLimited,
+  routePolicies,
+  stateOf,
+  violatedOf,
+} from './rate-step.ts';
+
+/** What the front door needs besides the rate step's deps. */
+export interface FrontDoorDeps extends RateDeps {
+  readonly plan: Plan;
+  /** Renders a refusal of a route once, for Node's response (PartHost.rawProblem). */
+  readonly raw: (route: PipelineRoute, error: ApiError) => RawProblem;
+}
+
+/** A route the door decides: the policies every caller of it counts against, and its refusals. */
+interface DoorRoute {
+  readonly set: PolicySet;
+  readonly refusal: (violated: readonly string[]) => RawProblem;
+}
+
+const unused = () => {};
+
+/**
+ * Whether a request may carry a credential of the spec's schemes: an Authorization or Cookie header, a header an API
+ * key scheme reads, or any query string when a scheme reads one. Generous on purpose: a request it holds as
+ * credentialed only goes on to authentication and the rate step, as every request did before the front door.
+ */
+const credentialed = (plan: Plan): ((request: IncomingMessage, url: string) => boolean) | undefined => {
+  const schemes = [...plan.auth.schemes.values()];
+  if (schemes.length === 0) return undefined;
+  const headers = ['authorization', 'cookie'];
+  let query = false;
+  for (const s of schemes) {
+    if (s.type !== 'apiKey') continue;
+    const where = s.in ?? 'header';
+    if (where === 'header') headers.push((s.name ?? 'X-Api-Key').toLowerCase());
+    if (where === 'query') query = true;
+  }
+  return (request, url) => {
+    for (const name of headers) if (request.headers[name] !== undefined) return true;
+    return query && url.includes('?');
+  };
+};
+
+/**
+ * The rate step, moved in front of Fastify for the requests it can decide before routing (runtime/front-door.ts):
+ * those without credentials on a public route (every route of a spec without authentication), which are counted by
+ * client address under the anonymous policy and the route's own, whatever `by` says. It finds the
+ * route with a router of its own, built at start-up with Fastify's options; counts the request once; refuses it
+ * with the same 429 the rate step writes, before Fastify builds anything for it; and leaves a request it lets
+ * through its RateLimit fields (DECIDED), which the rate step then only adds. Everything else (credentials, a route
+ * that needs them, a path Fastify would not route to a limited route) goes on untouched to the rate step.
+ */
+export const compileFrontDoor = (
+  deps: FrontDoorDeps,
+  routes: readonly PipelineRoute[],
+  host: FrontDoorHost,
+): FrontDoor | undefined => {
+  const router = FindMyWay(ROUTER_OPTIONS);
+  const carriesCredentials = credentialed(deps.plan);
+  let decided = 0;
+  for (const route of routes) {
+    // A caller the route may refuse 401 or 403 is answered by authentication first, and takes nothing from a rate.
+    const { access, roles } = routeAccess(deps.plan, route.kind);
+    if (!limitable(route) || access.kind !== 'public' || roles.length > 0) continue;
+    const set = routePolicies(deps.rate, route).of(undefined);
+    if (!set) continue;
+    const door: DoorRoute = { set, refusal: byViolated((violated) => deps.raw(route, rateLimited(violated))) };
+    const path = toFastifyPath(route.template);
+    router.on(route.method, path, unused, door);
+    decided++;
+    // Fastify serves HEAD as GET, with the GET route's steps.
+    if (route.method === 'GET' && !router.hasRoute('HEAD', path)) router.on('HEAD', path, unused, door);
+  }
+  if (decided === 0) return undefined;
+
+  return (request, response, url, pass) => {
+    const found = router.find(request.method as 'GET', url);
+    // A caller with credentials is counted, and maybe under another policy, once they are verified.
+    if (!found || carriesCredentials?.(request, url)) return pass();
+    const { set, refusal } = found.store as DoorRoute;
+    const decided = request as IncomingMessage & Decided;
+    const apply = (verdict: Verdict) => {
+      const state = stateOf(set, verdict);
+      if (verdict.allowed) {
+        decided[DECIDED] = { policy: set.header, state };
+        return pass();
+      }
+      const headers = host.headers(request);
+      headers.push('ratelimit-policy', set.header, 'ratelimit', state, 'retry-after', retryAfter(verdict.retryAfterMs));
+      refusal(violatedOf(set, verdict))(response, url, headers);
+      const query = url.indexOf('?');
+      host.answered(request, query < 0 ? url : url.slice(0, query), 429, headers[1] as string);
+    };
+    // Open: served without RateLimit fields and not counted again; closed: the rate step tries again and refuses.
+    const failed = () => {
+      if (deps.onStoreFailure === 'open') decided[DECIDED] = null;
+      pass();
+    };
+    const who = `ip:${deps.address(request.socket.remoteAddress ?? '', request.headers)}`;
+    let verdict: Verdict | Promise<Verdict>;
+    try {
+      verdict = deps.counters.take(cellsOf(set, who), deps.now().getTime());
+    } catch {
+      return failed();
+    }
+    if (verdict instanceof Promise)
+      verdict.then(apply, failed).catch(() => {
+        if (!response.headersSent) pass();
+      });
+    else apply(verdict);
+  };
+};
