@@ -220,9 +220,10 @@ try {
       const nf = await measure('nf', name, round);
       if (env.NF_B) {
         const b = await measure('nfB', name, round);
-        console.log(
-          `${name.padEnd(11)} ninefold ${cpu(nf)}, NF_B ${cpu(b)}, ratio ${(b.us / nf.us).toFixed(2)}, non-2xx ${nf.bad}/${b.bad}`,
-        );
+        let text = `${name.padEnd(11)} ninefold ${cpu(nf)}, NF_B ${cpu(b)}, ratio ${(b.us / nf.us).toFixed(2)}, non-2xx ${nf.bad}/${b.bad}`;
+        if (nf.delivered !== undefined)
+          text += `; until delivered (${nf.delivered}/${b.delivered}): ninefold ${fmt(nf.usDelivered)}, NF_B ${fmt(b.usDelivered)} µs/req, ratio ${(b.usDelivered / nf.usDelivered).toFixed(2)}`;
+        console.log(text);
         continue;
       }
       const fx = LINES[name].only ? undefined : await measure('fx', name, round);

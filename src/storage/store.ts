@@ -421,8 +421,11 @@ export interface WebhookStore {
   moveCursor(endpointId: string, seq: number): Promise<void>;
   /** Moves an endpoint's cursor forward (never back), while `owner` holds it. */
   advanceCursor(endpointId: string, owner: string, seq: number): Promise<void>;
-  /** Saves an attempt and its delivery's next state; the delivery's id. */
-  recordAttempt(record: AttemptRecord): Promise<number>;
+  /**
+   * Saves attempts and their deliveries' next states, all at once (a delivery appears at most once in a batch);
+   * the deliveries' ids, in the order of `records`.
+   */
+  recordAttempts(records: readonly AttemptRecord[]): Promise<number[]>;
   /** Due retries, oldest due first, leased to `owner` so that no other process sends them meanwhile. */
   claimDue(now: Date, owner: string, leaseMs: number, limit: number): Promise<Delivery[]>;
   listDeliveries(endpointId: string, limit: number): Promise<Array<Delivery & { log: DeliveryAttempt[] }>>;

@@ -157,40 +157,61 @@ export const workerContract = (name: string, backend: Backend) => {
       const e = endpoint({ ownerSubject: 'deliveries' });
       await one.webhooks.createEndpoint(e);
       const first = { endpointId: e.id, eventId: 'evt_1', eventSeq: 1 };
-      const id = await one.webhooks.recordAttempt({
-        ...first,
-        attempt: { at: iso(0), status: 500, durationMs: 12.4 },
-        next: { state: 'pending', at: iso(5_000) },
-      });
-      const other = await one.webhooks.recordAttempt({
-        endpointId: e.id,
-        eventId: 'evt_2',
-        eventSeq: 2,
-        url: 'https://example.com/callback',
-        attempt: { at: iso(1), durationMs: 3, error: 'connection refused' },
-        next: { state: 'pending', at: iso(60_000) },
-      });
+      // A batch: the ids come back in the order of the records.
+      const [id, other] = (await one.webhooks.recordAttempts([
+        {
+          ...first,
+          attempt: { at: iso(0), status: 500, durationMs: 12.4 },
+          next: { state: 'pending', at: iso(5_000) },
+        },
+        {
+          endpointId: e.id,
+          eventId: 'evt_2',
+          eventSeq: 2,
+          url: 'https://example.com/callback',
+          attempt: { at: iso(1), durationMs: 3, error: 'connection refused' },
+          next: { state: 'pending', at: iso(60_000) },
+        },
+      ])) as [number, number];
+      expect(await one.webhooks.getDelivery(other)).toMatchObject({ eventId: 'evt_2', eventSeq: 2 });
       expect(await two.webhooks.claimDue(at(4_000), 'two', 30_000, 10)).toEqual([]);
       const [claimed, ...rest] = await two.webhooks.claimDue(at(6_000), 'two', 30_000, 10);
       expect(rest).toEqual([]);
       expect(claimed).toMatchObject({ id, ...first, state: 'pending', attempts: 1, nextAt: iso(5_000) });
       expect(await one.webhooks.claimDue(at(7_000), 'one', 30_000, 10)).toEqual([]);
 
-      await two.webhooks.recordAttempt({
-        ...first,
-        deliveryId: id,
-        attempt: { at: iso(8_000), status: 200, durationMs: 5 },
-        next: { state: 'delivered' },
+      // A retry and a first try in one batch.
+      const [again, third] = (await two.webhooks.recordAttempts([
+        {
+          ...first,
+          deliveryId: id,
+          attempt: { at: iso(8_000), status: 200, durationMs: 5 },
+          next: { state: 'delivered' },
+        },
+        {
+          endpointId: e.id,
+          eventId: 'evt_3',
+          eventSeq: 3,
+          attempt: { at: iso(8_001), status: 410, durationMs: 2 },
+          next: { state: 'failed' },
+        },
+      ])) as [number, number];
+      expect(again).toBe(id);
+      expect(await one.webhooks.getDelivery(third)).toMatchObject({
+        eventId: 'evt_3',
+        state: 'failed',
+        attempts: 1,
       });
       expect(await one.webhooks.getDelivery(id)).toMatchObject({ state: 'delivered', attempts: 2 });
       expect(await one.webhooks.getDelivery(other)).toMatchObject({ url: 'https://example.com/callback' });
       const listed = await one.webhooks.listDeliveries(e.id, 10);
-      expect(listed.map((d) => d.id)).toEqual([other, id]);
-      expect(listed[1]?.log).toEqual([
+      expect(listed.map((d) => d.id)).toEqual([third, other, id]);
+      expect(listed[2]?.log).toEqual([
         { at: iso(0), status: 500, durationMs: 12 },
         { at: iso(8_000), status: 200, durationMs: 5 },
       ]);
-      expect(listed[0]?.log).toEqual([{ at: iso(1), durationMs: 3, error: 'connection refused' }]);
+      expect(listed[1]?.log).toEqual([{ at: iso(1), durationMs: 3, error: 'connection refused' }]);
+      expect(listed[0]?.log).toEqual([{ at: iso(8_001), status: 410, durationMs: 2 }]);
 
       await one.webhooks.retry(id, iso(9_000));
       expect(await one.webhooks.getDelivery(id)).toMatchObject({ state: 'pending', nextAt: iso(9_000) });
@@ -223,24 +244,21 @@ export const workerContract = (name: string, backend: Backend) => {
     it('due retries claimed by two instances at once go to one of them each', async () => {
       const e = endpoint({ ownerSubject: 'race' });
       await one.webhooks.createEndpoint(e);
-      const ids: number[] = [];
-      for (let i = 0; i < 30; i++) {
-        ids.push(
-          await one.webhooks.recordAttempt({
-            endpointId: e.id,
-            eventId: `evt_race_${i}`,
-            eventSeq: 100 + i,
-            attempt: { at: iso(0), status: 503, durationMs: 1 },
-            next: { state: 'pending', at: iso(1_000 + i) },
-          }),
-        );
-      }
+      const ids = await one.webhooks.recordAttempts(
+        Array.from({ length: 30 }, (_, i) => ({
+          endpointId: e.id,
+          eventId: `evt_race_${i}`,
+          eventSeq: 100 + i,
+          attempt: { at: iso(0), status: 503, durationMs: 1 },
+          next: { state: 'pending', at: iso(1_000 + i) } as const,
+        })),
+      );
       const claims = await Promise.all(
         Array.from({ length: 6 }, (_, i) => (i % 2 ? one : two).webhooks.claimDue(at(100_000), `w${i}`, 30_000, 10)),
       );
       const claimed = claims.flat().map((d) => d.id);
       expect(new Set(claimed).size).toBe(claimed.length);
-      expect([...claimed].sort((a, b) => a - b)).toEqual(ids);
+      expect([...claimed].sort((a, b) => a - b)).toEqual([...ids].sort((a, b) => a - b));
     });
   });
 };

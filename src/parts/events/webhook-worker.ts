@@ -1,8 +1,16 @@
+import { AsyncResource } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import type { LookupFunction } from 'node:net';
 import type { RuntimeContext } from '../../runtime/context.ts';
 import type { WorkerHealth } from '../../runtime/workers.ts';
-import type { AttemptRecord, DeliveryAttempt, StoredEvent, WebhookEndpoint } from '../../storage/index.ts';
+import type {
+  AttemptRecord,
+  DeliveryAttempt,
+  StoredEvent,
+  WebhookEndpoint,
+  WebhookStore,
+} from '../../storage/index.ts';
+import { createBatches } from './batches.ts';
 import { createDeliveryPace } from './delivery-pace.ts';
 import { createPayloads } from './payloads.ts';
 import { retryWaitMs } from './retry-wait.ts';
@@ -58,6 +66,18 @@ interface Feed {
   reading: boolean;
   /** The last read filled a page: there may be more. */
   more: boolean;
+  /** When this process's lease on the endpoint runs out (ms). */
+  leaseUntil: number;
+}
+
+/** An attempt's outcome on its way to the store, with the endpoint changes it makes. */
+interface Outcome {
+  readonly record: AttemptRecord;
+  /** The feed of a first try: its cursor moves in the same transaction. */
+  readonly feed?: Feed;
+  readonly changes: ReadonlyArray<Parameters<WebhookStore['updateEndpoint']>>;
+  /** Once saved: what this process holds of the endpoint follows. */
+  readonly saved?: () => void;
 }
 
 /** Everything up to here has been sent, given up on, or queued for retry in a committed row. */
@@ -87,6 +107,8 @@ export const startWebhookWorker = (ctx: RuntimeContext, options: WorkerOptions =
   });
   const payloadOf = createPayloads(ctx);
   const owner = `worker-${randomUUID()}`;
+  /** The async context the worker started in (no caller's transaction). */
+  const home = new AsyncResource('ninefold-webhook-worker');
   const feeds = new Map<string, Feed>();
   const retries = new Map<string, Job[]>();
   const running = new Map<string, number>();
@@ -134,34 +156,47 @@ export const startWebhookWorker = (ctx: RuntimeContext, options: WorkerOptions =
       disable = `every delivery failed since ${failingSince} (last: ${answer?.status ?? answer?.error ?? log.error})`;
       next = { state: 'failed' };
     }
+    // A first try stays in its feed's inFlight until its batch is saved: no cursor passes it before its outcome.
     const feed = job.deliveryId === undefined ? feeds.get(job.endpointId) : undefined;
-    if (feed) feed.inFlight.delete(job.event.seq);
-    await transaction(async () => {
-      await ctx.store.webhooks.recordAttempt({
-        ...(job.deliveryId !== undefined ? { deliveryId: job.deliveryId } : {}),
-        endpointId: job.endpointId,
-        eventId: job.event.id,
-        eventSeq: job.event.seq,
-        ...(endpoint?.kind === 'callback' ? { url: job.url } : {}),
-        attempt: log,
-        next,
-      });
-      if (feed) await saveCursor(feed);
-      if (live && (live.failingSince ?? undefined) !== failingSince)
-        await ctx.store.webhooks.updateEndpoint(live.id, { failingSince });
-      if (disable && live)
-        await ctx.store.webhooks.updateEndpoint(live.id, { disabledAt: log.at, disabledReason: disable });
-    }, 'recording an attempt');
-    const own = feeds.get(job.endpointId);
-    if (live && own) {
+    const changes: Array<Parameters<WebhookStore['updateEndpoint']>> = [];
+    if (live && (live.failingSince ?? undefined) !== failingSince) changes.push([live.id, { failingSince }]);
+    if (disable && live) changes.push([live.id, { disabledAt: log.at, disabledReason: disable }]);
+    const saved = () => {
+      const own = feeds.get(job.endpointId);
+      if (!live || !own) return;
       const { failingSince: _, ...rest } = own.endpoint;
       own.endpoint = {
         ...rest,
         ...(failingSince ? { failingSince } : {}),
         ...(disable ? { disabledAt: log.at, disabledReason: disable } : {}),
       };
-    }
+    };
+    const record: AttemptRecord = {
+      ...(job.deliveryId !== undefined ? { deliveryId: job.deliveryId } : {}),
+      endpointId: job.endpointId,
+      eventId: job.event.id,
+      eventSeq: job.event.seq,
+      ...(endpoint?.kind === 'callback' ? { url: job.url } : {}),
+      attempt: log,
+      next,
+    };
+    await outcomes.add({ record, ...(feed ? { feed } : {}), changes, ...(live ? { saved } : {}) });
   };
+
+  /**
+   * Saves the outcomes of a batch of attempts in one transaction: their rows in one go, the cursors they let move,
+   * and the endpoint changes in the order they were made.
+   */
+  const saveOutcomes = async (batch: Outcome[]) => {
+    for (const o of batch) o.feed?.inFlight.delete(o.record.eventSeq);
+    await transaction(async () => {
+      await ctx.store.webhooks.recordAttempts(batch.map((o) => o.record));
+      for (const feed of new Set(batch.map((o) => o.feed))) if (feed) await saveCursor(feed);
+      for (const o of batch) for (const change of o.changes) await ctx.store.webhooks.updateEndpoint(...change);
+    }, 'recording an attempt');
+    for (const o of batch) o.saved?.();
+  };
+  const outcomes = createBatches(saveOutcomes);
 
   const saveCursor = async (feed: Feed) => {
     const low = lowWater(feed);
@@ -253,8 +288,10 @@ export const startWebhookWorker = (ctx: RuntimeContext, options: WorkerOptions =
         const out = payloadOf(feed.endpoint, event);
         if (!out) continue;
         if ('problem' in out) {
+          // Given up at once, recorded with the batch of attempts under way (in flight until then, as a first try).
+          feed.inFlight.add(event.seq);
           const at = ctx.now().toISOString();
-          await record({ endpointId: feed.endpoint.id, event, url: '', body: '', attempts: 0 }, feed.endpoint, {
+          void record({ endpointId: feed.endpoint.id, event, url: '', body: '', attempts: 0 }, feed.endpoint, {
             at,
             durationMs: 0,
             error: out.problem,
@@ -302,13 +339,20 @@ export const startWebhookWorker = (ctx: RuntimeContext, options: WorkerOptions =
           inFlight: feed?.inFlight ?? new Set(),
           reading: false,
           more: true,
+          leaseUntil: nowMs + LEASE_MS,
         });
       } else {
         feed.endpoint = endpoint;
         feed.current = seenChanges === changes;
+        feed.leaseUntil = nowMs + LEASE_MS;
       }
     }
-    for (const id of feeds.keys()) if (!live.has(id)) feeds.delete(id);
+    // A live endpoint this process holds is skipped while a transaction of its own (saving a cursor) has its row
+    // locked: its feed is kept until the lease runs out (no other process takes it before), or it was seen disabled.
+    // Dropped and made again, the feed would re-send everything past the stored cursor.
+    for (const [id, feed] of feeds) {
+      if (!live.has(id) && (feed.leaseUntil <= nowMs || feed.endpoint.disabledAt)) feeds.delete(id);
+    }
   };
 
   const claimRetries = async () => {
@@ -373,10 +417,13 @@ export const startWebhookWorker = (ctx: RuntimeContext, options: WorkerOptions =
   /** New events were written: read them once they are committed (the end of this turn of the event loop). */
   const wake = () => {
     if (stopped || waking) return;
-    waking = setTimeout(() => {
-      waking = undefined;
-      for (const feed of feeds.values()) void read(feed);
-    }, 2);
+    // In the worker's own async context, not the writer's: a store transaction the read leads to is not the writer's.
+    waking = home.runInAsyncScope(() =>
+      setTimeout(() => {
+        waking = undefined;
+        for (const feed of feeds.values()) void read(feed);
+      }, 2),
+    );
   };
   timer = setTimeout(() => void poll(), 0);
   return {
@@ -388,7 +435,7 @@ export const startWebhookWorker = (ctx: RuntimeContext, options: WorkerOptions =
       for (const feed of feeds.values()) feed.current = false;
       if (stopped || !timer) return;
       clearTimeout(timer);
-      timer = setTimeout(() => void poll(), 0);
+      timer = home.runInAsyncScope(() => setTimeout(() => void poll(), 0));
     },
     /** Ends the attempts in flight (their connections destroyed): each is recorded as failed, and retried later. */
     cut() {

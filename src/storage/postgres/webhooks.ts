@@ -87,6 +87,30 @@ const ENDPOINTS = '_ninefold_webhook_endpoints';
 const DELIVERIES = '_ninefold_deliveries';
 
 /**
+ * A batch of attempts in one statement (one array per column): first tries take their delivery's id from the
+ * sequence up front (a CTE with a volatile call runs once), so that each attempt row names its delivery without
+ * matching rows back; retries update theirs. Data-modifying CTEs all run whether or not the SELECT reads them.
+ */
+const RECORD_ATTEMPTS = `
+WITH input AS (
+  SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::text[],
+                       $8::text[], $9::int[], $10::int[], $11::text[])
+    WITH ORDINALITY AS t(delivery_id, endpoint_id, event_id, event_seq, url, state, next_at, at, status, duration_ms, error, n)),
+ids AS (
+  SELECT n, CASE WHEN delivery_id IS NULL THEN nextval('${DELIVERIES}_id_seq') ELSE delivery_id END AS id FROM input),
+created AS (
+  INSERT INTO ${DELIVERIES} (id, endpoint_id, event_id, event_seq, url, state, attempts, next_at, created_at)
+  SELECT ids.id, i.endpoint_id, i.event_id, i.event_seq, i.url, i.state, 1, i.next_at, i.at
+  FROM input i JOIN ids USING (n) WHERE i.delivery_id IS NULL),
+updated AS (
+  UPDATE ${DELIVERIES} AS d SET attempts = d.attempts + 1, state = i.state, next_at = i.next_at, lease_owner = NULL, lease_until = NULL
+  FROM input i WHERE d.id = i.delivery_id),
+logged AS (
+  INSERT INTO _ninefold_delivery_attempts (delivery_id, at, status, duration_ms, error)
+  SELECT ids.id, i.at, i.status, i.duration_ms, i.error FROM input i JOIN ids USING (n) ORDER BY n)
+SELECT id FROM ids ORDER BY n`;
+
+/**
  * Webhook endpoints, their cursors and deliveries, as on SQLite (sqlite/webhooks.ts). Endpoint leases and due
  * retries are taken with FOR UPDATE SKIP LOCKED: instances claiming at once each get other rows, none waits.
  */
@@ -155,36 +179,29 @@ export const postgresWebhooks = (db: PgPool): WebhookStore => ({
     await db.rows(`UPDATE ${ENDPOINTS} SET cursor = $1 WHERE id = $2`, [seq, endpointId]);
   },
   async advanceCursor(endpointId, owner, seq) {
-    await db.rows(`UPDATE ${ENDPOINTS} SET cursor = $1 WHERE id = $2 AND lease_owner = $3 AND cursor < $1`, [
+    // Inside the worker's transaction it goes out with the COMMIT (see PgPool.write).
+    await db.write(`UPDATE ${ENDPOINTS} SET cursor = $1 WHERE id = $2 AND lease_owner = $3 AND cursor < $1`, [
       seq,
       endpointId,
       owner,
     ]);
   },
-  async recordAttempt(r) {
-    const nextAt = r.next.state === 'pending' ? r.next.at : null;
-    return db.transaction(async () => {
-      let id = r.deliveryId;
-      if (id === undefined) {
-        const [row] = await db.rows<{ id: number }>(
-          `INSERT INTO ${DELIVERIES} (endpoint_id, event_id, event_seq, url, state, attempts, next_at, created_at)
-           VALUES ($1, $2, $3, $4, $5, 1, $6, $7) RETURNING id`,
-          [r.endpointId, r.eventId, r.eventSeq, r.url ?? null, r.next.state, nextAt, r.attempt.at],
-        );
-        id = (row as { id: number }).id;
-      } else {
-        await db.rows(
-          `UPDATE ${DELIVERIES} SET attempts = attempts + 1, state = $1, next_at = $2, lease_owner = NULL, lease_until = NULL WHERE id = $3`,
-          [r.next.state, nextAt, id],
-        );
-      }
-      const a = r.attempt;
-      await db.rows(
-        'INSERT INTO _ninefold_delivery_attempts (delivery_id, at, status, duration_ms, error) VALUES ($1, $2, $3, $4, $5)',
-        [id, a.at, a.status ?? null, Math.round(a.durationMs), a.error ?? null],
-      );
-      return id;
-    });
+  async recordAttempts(records) {
+    if (!records.length) return [];
+    const rows = await db.rows<{ id: number }>(RECORD_ATTEMPTS, [
+      records.map((r) => r.deliveryId ?? null),
+      records.map((r) => r.endpointId),
+      records.map((r) => r.eventId),
+      records.map((r) => r.eventSeq),
+      records.map((r) => r.url ?? null),
+      records.map((r) => r.next.state),
+      records.map((r) => (r.next.state === 'pending' ? r.next.at : null)),
+      records.map((r) => r.attempt.at),
+      records.map((r) => r.attempt.status ?? null),
+      records.map((r) => Math.round(r.attempt.durationMs)),
+      records.map((r) => r.attempt.error ?? null),
+    ]);
+    return rows.map((r) => r.id);
   },
   async claimDue(now, owner, leaseMs, limit) {
     const at = now.toISOString();

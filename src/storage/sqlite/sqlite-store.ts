@@ -108,7 +108,7 @@ export class SqliteStore implements Store {
           'releaseEndpoints',
           'moveCursor',
           'advanceCursor',
-          'recordAttempt',
+          'recordAttempts',
           'claimDue',
           'retry',
         ]),

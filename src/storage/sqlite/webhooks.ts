@@ -206,18 +206,20 @@ export const sqliteWebhooks = (db: Database): WebhookStore => {
     async advanceCursor(endpointId, owner, seq) {
       advance.run(seq, endpointId, owner, seq);
     },
-    async recordAttempt(r) {
-      const nextAt = r.next.state === 'pending' ? r.next.at : null;
-      let id = r.deliveryId;
-      if (id === undefined) {
-        id = Number(
-          insertDelivery.run(r.endpointId, r.eventId, r.eventSeq, r.url ?? null, r.next.state, nextAt, r.attempt.at)
-            .lastInsertRowid,
-        );
-      } else updateDelivery.run(r.next.state, nextAt, id);
-      const a = r.attempt;
-      logAttempt.run(id, a.at, a.status ?? null, Math.round(a.durationMs), a.error ?? null);
-      return id;
+    async recordAttempts(records) {
+      return records.map((r) => {
+        const nextAt = r.next.state === 'pending' ? r.next.at : null;
+        let id = r.deliveryId;
+        if (id === undefined) {
+          id = Number(
+            insertDelivery.run(r.endpointId, r.eventId, r.eventSeq, r.url ?? null, r.next.state, nextAt, r.attempt.at)
+              .lastInsertRowid,
+          );
+        } else updateDelivery.run(r.next.state, nextAt, id);
+        const a = r.attempt;
+        logAttempt.run(id, a.at, a.status ?? null, Math.round(a.durationMs), a.error ?? null);
+        return id;
+      });
     },
     async claimDue(now, owner, leaseMs, limit) {
       const at = now.toISOString();
