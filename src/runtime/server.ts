@@ -47,6 +47,9 @@ const PARTS: readonly ServerPart[] = [
   healthPart,
 ];
 
+/** How long after the port opens the validators left for their first use start compiling in the background. */
+const BACKGROUND_COMPILE_AFTER_MS = 250;
+
 /** Header names of apiKey schemes, redacted from logs like Authorization and Cookie. */
 const apiKeyHeaders = (plan: Plan): string[] =>
   [...plan.auth.schemes.values()]
@@ -191,7 +194,7 @@ export const createServer = async (plan: Plan, options: ServerOptions): Promise<
     );
   // The validators left for their first use (SchemaCompiler.later) are compiled once the port is open.
   app.addHook('onListen', (done) => {
-    void ctx.schemas.compileInBackground();
+    void ctx.schemas.compileInBackground(BACKGROUND_COMPILE_AFTER_MS);
     done();
   });
   return app;

@@ -88,8 +88,12 @@ export class SchemaCompiler {
     return validator;
   }
 
-  /** Compiles what `later` left, one schema per turn of the event loop: requests are answered in between. */
-  compileInBackground(): Promise<void> {
+  /**
+   * Compiles what `later` left, one schema per turn of the event loop: requests are answered in between. It starts
+   * `afterMs` from now, so the first requests after start-up (a load balancer's health check, the first client) are
+   * not queued behind the compiles; a request that needs a validator first compiles it itself.
+   */
+  compileInBackground(afterMs = 0): Promise<void> {
     const pending = this.#pending;
     this.#pending = [];
     return new Promise((done) => {
@@ -99,7 +103,8 @@ export class SchemaCompiler {
         compile();
         setImmediate(next);
       };
-      setImmediate(next);
+      // Unref'd: a server closed before it fires is not kept alive for it.
+      setTimeout(next, afterMs).unref();
     });
   }
 }
