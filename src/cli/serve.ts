@@ -1,5 +1,6 @@
 import { existsSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
 import { createDrain, DEFAULT_GRACE_MS } from '../runtime/drain.ts';
 import { precompileModule } from '../spec/import-module.ts';
 import type { Store } from '../storage/store.ts';
@@ -115,6 +116,11 @@ export const serveCommand: Command<typeof OPTIONS> = {
     const grace = Number(values.grace);
     if (!(grace >= 0))
       return usageError(this, `--grace must be a number of seconds, 0 or more (got "${values.grace}")`);
+    // A server's objects live for one request, or for the whole process. V8's allocation-site pretenuring guesses
+    // from a sample which literals are long-lived and then allocates every object of such a site in the old
+    // generation, which only full collections free: it guessed wrong on a list page with two computed fields (each
+    // young collection then kept ~2 MB, and full collections followed; bench/RESULTS.md, "Computed fields").
+    setFlagsFromString('--no-allocation-site-pretenuring');
     const plan = await loadPlanOrReport(positionals[0] ?? '');
     if (!plan) return 1;
     // TypeScript handlers compile in esbuild's process while the server's modules load and the database migrates.
