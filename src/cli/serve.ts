@@ -118,8 +118,9 @@ export const serveCommand: Command<typeof OPTIONS> = {
       return usageError(this, `--grace must be a number of seconds, 0 or more (got "${values.grace}")`);
     // A server's objects live for one request, or for the whole process. V8's allocation-site pretenuring guesses
     // from a sample which literals are long-lived and then allocates every object of such a site in the old
-    // generation, which only full collections free: it guessed wrong on a list page with two computed fields (each
-    // young collection then kept ~2 MB, and full collections followed; bench/RESULTS.md, "Computed fields").
+    // generation, which only full collections free: it guessed wrong on a list page with two computed fields (the
+    // old generation then grew by megabytes per young collection, and full collections followed in steady state;
+    // bench/RESULTS.md, "Computed fields").
     setFlagsFromString('--no-allocation-site-pretenuring');
     const plan = await loadPlanOrReport(positionals[0] ?? '');
     if (!plan) return 1;
