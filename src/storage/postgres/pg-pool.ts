@@ -27,9 +27,11 @@ export const parseUrl = (url: string): { readonly connectionString: string; read
 
 /** bigint (count(*), bigserial, integer fields) as a JS number; numeric stays the exact text. */
 const INT8 = 20;
+const int8 = (v: string) => Number(v);
+// Asked once per column of every result (node-postgres reads each answer's row description anew): no closure per call.
 const types = {
   getTypeParser: (oid: number, format?: 'text' | 'binary') =>
-    oid === INT8 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text'),
+    oid === INT8 ? int8 : pg.types.getTypeParser(oid, format as 'text'),
 };
 
 /** A connection that cannot be made in this time fails (the server is unreachable): answered unavailable. */
@@ -144,10 +146,18 @@ export class PgPool {
     return name;
   }
 
-  #send<R>(target: Queryable, text: string, params: readonly unknown[]) {
-    return params.length === 0
-      ? target.query<R & pg.QueryResultRow>(text)
-      : target.query<R & pg.QueryResultRow>({ name: this.#named(text), text, values: params as unknown[] });
+  #send<R>(
+    target: Queryable,
+    text: string,
+    params: readonly unknown[],
+    arrays = false,
+  ): Promise<pg.QueryResult<R & pg.QueryResultRow>> {
+    if (params.length === 0 && !arrays) return target.query<R & pg.QueryResultRow>(text);
+    const values = params as unknown[];
+    const name = this.#named(text);
+    return arrays
+      ? (target.query({ name, text, values, rowMode: 'array' }) as Promise<pg.QueryResult<R & pg.QueryResultRow>>)
+      : target.query<R & pg.QueryResultRow>({ name, text, values });
   }
 
   /** Rows of one statement, in the running transaction if there is one. */
@@ -155,31 +165,49 @@ export class PgPool {
     return this.result<R>(text, params).then(rowsOf);
   }
 
+  /**
+   * Rows of one statement as arrays of its columns, in their order: a record's columns are read by position, as on
+   * SQLite. node-postgres then makes no object per row keyed by column name (a copy of a template object and a
+   * store per column, and a lookup by name per column to read it back).
+   */
+  arrays(text: string, params: readonly unknown[] = []): Promise<unknown[][]> {
+    return this.result<unknown[]>(text, params, true).then(rowsOf) as Promise<unknown[][]>;
+  }
+
   /** Statements with parameters are prepared (once per connection); the others run as they are. */
-  result<R>(text: string, params: readonly unknown[] = []): Promise<pg.QueryResult<R & pg.QueryResultRow>> {
+  result<R>(
+    text: string,
+    params: readonly unknown[] = [],
+    arrays = false,
+  ): Promise<pg.QueryResult<R & pg.QueryResultRow>> {
     const tx = this.#context.getStore();
-    if (tx !== undefined && !tx.released && !tx.committed) return this.#inTransaction<R>(tx, text, params);
-    return this.#alone<R>(text, params, 1);
+    if (tx !== undefined && !tx.released && !tx.committed) return this.#inTransaction<R>(tx, text, params, arrays);
+    return this.#alone<R>(text, params, 1, arrays);
   }
 
   /**
    * A statement on its own. One that lost to a deadlock or a serialization conflict was rolled back whole: running it
    * again is safe. Inside a transaction the caller's whole work would have to run again, which only it may decide.
    */
-  #alone<R>(text: string, params: readonly unknown[], attempt: number): Promise<pg.QueryResult<R & pg.QueryResultRow>> {
-    return this.#send<R>(this.pool, text, params).catch((error: unknown) => {
+  #alone<R>(
+    text: string,
+    params: readonly unknown[],
+    attempt: number,
+    arrays: boolean,
+  ): Promise<pg.QueryResult<R & pg.QueryResultRow>> {
+    return this.#send<R>(this.pool, text, params, arrays).catch((error: unknown) => {
       const code = (error as { code?: unknown }).code;
       if (attempt >= RETRIES || (code !== '40001' && code !== '40P01')) throw error;
-      return this.#alone<R>(text, params, attempt + 1);
+      return this.#alone<R>(text, params, attempt + 1, arrays);
     });
   }
 
-  async #inTransaction<R>(tx: Transaction, text: string, params: readonly unknown[]) {
+  async #inTransaction<R>(tx: Transaction, text: string, params: readonly unknown[], arrays: boolean) {
     const client = await this.#open(tx);
     try {
       return await corked(client, () => {
         this.#sendPending(tx, client);
-        return this.#send<R>(client, text, params);
+        return this.#send<R>(client, text, params, arrays);
       });
     } catch (error) {
       // Behind a held write that failed, the statement fails only because the transaction is aborted (25P02):
