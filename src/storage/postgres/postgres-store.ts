@@ -392,7 +392,8 @@ export class PostgresStore implements Store {
     const raws = await this.#db.arrays(sql.select, sql.params(query));
     const computed = sql.computed;
     const rows = raws.map(table.toRow);
-    if (computed) for (let i = 0; i < rows.length; i++) computed.fill(rows[i] as Row, raws[i] as unknown[], table.width);
+    if (computed)
+      for (let i = 0; i < rows.length; i++) computed.fill(rows[i] as Row, raws[i] as unknown[], table.width);
     if (!sql.count) return { rows };
     const [counted] = await this.#db.rows<{ n: number }>(sql.count, sql.countParams(query));
     return { rows, total: counted?.n ?? 0 };
