@@ -11,7 +11,8 @@
 //                 PROF=<dir> (the servers run under `node --cpu-prof --cpu-prof-dir=<dir>`)
 //                 STRACE=<dir> (`strace -c -f` on each server over the measured requests, written to <dir>)
 //                 CALLGRIND=<dir> (each server runs under `valgrind --tool=callgrind`, its counters zeroed after the
-//                 warm-up and dumped after the measured requests into <dir>: instructions per request, whatever the load)
+//                 warm-up and dumped after the measured requests into <dir>: instructions per request, whatever the load;
+//                 node runs --single-threaded there)
 //                 PORT=18420 (Ninefold listens on PORT, the other server on PORT+1, the webhook receiver on PORT-19:
 //                 two runs side by side need two PORTs)
 import { spawn } from 'node:child_process';
@@ -109,6 +110,9 @@ const start = async (server, port, db, spec) => {
         '--instr-atstart=yes',
         `--callgrind-out-file=${env.CALLGRIND}/${server}-${spec}-${port}.%p.out`,
         process.execPath,
+        // Compilation and GC on the main thread, when their work is due, not when a helper thread gets to it: the
+        // same requests then count the same instructions.
+        '--single-threaded',
       ]
     : [process.execPath];
   const child = spawn(grind[0], [...grind.slice(1), ...args], {
