@@ -181,18 +181,10 @@ export class PgPool {
     return name;
   }
 
-  #send<R>(
-    target: Queryable,
-    text: string,
-    params: readonly unknown[],
-    arrays = false,
-  ): Promise<pg.QueryResult<R & pg.QueryResultRow>> {
-    if (params.length === 0 && !arrays) return target.query<R & pg.QueryResultRow>(text);
-    const values = params as unknown[];
-    const name = this.#named(text);
-    return arrays
-      ? (target.query({ name, text, values, rowMode: 'array' }) as Promise<pg.QueryResult<R & pg.QueryResultRow>>)
-      : target.query<R & pg.QueryResultRow>({ name, text, values });
+  #send<R>(target: Queryable, text: string, params: readonly unknown[]) {
+    return params.length === 0
+      ? target.query<R & pg.QueryResultRow>(text)
+      : target.query<R & pg.QueryResultRow>({ name: this.#named(text), text, values: params as unknown[] });
   }
 
   /** Rows of one statement, in the running transaction if there is one. */
@@ -200,49 +192,31 @@ export class PgPool {
     return this.result<R>(text, params).then(rowsOf);
   }
 
-  /**
-   * Rows of one statement as arrays of its columns, in their order: a record's columns are read by position, as on
-   * SQLite. node-postgres then makes no object per row keyed by column name (a copy of a template object and a
-   * store per column, and a lookup by name per column to read it back).
-   */
-  arrays(text: string, params: readonly unknown[] = []): Promise<unknown[][]> {
-    return this.result<unknown[]>(text, params, true).then(rowsOf) as Promise<unknown[][]>;
-  }
-
   /** Statements with parameters are prepared (once per connection); the others run as they are. */
-  result<R>(
-    text: string,
-    params: readonly unknown[] = [],
-    arrays = false,
-  ): Promise<pg.QueryResult<R & pg.QueryResultRow>> {
+  result<R>(text: string, params: readonly unknown[] = []): Promise<pg.QueryResult<R & pg.QueryResultRow>> {
     const tx = this.#context.getStore();
-    if (tx !== undefined && !tx.released && !tx.committed) return this.#inTransaction<R>(tx, text, params, arrays);
-    return this.#alone<R>(text, params, 1, arrays);
+    if (tx !== undefined && !tx.released && !tx.committed) return this.#inTransaction<R>(tx, text, params);
+    return this.#alone<R>(text, params, 1);
   }
 
   /**
    * A statement on its own. One that lost to a deadlock or a serialization conflict was rolled back whole: running it
    * again is safe. Inside a transaction the caller's whole work would have to run again, which only it may decide.
    */
-  #alone<R>(
-    text: string,
-    params: readonly unknown[],
-    attempt: number,
-    arrays: boolean,
-  ): Promise<pg.QueryResult<R & pg.QueryResultRow>> {
-    return this.#send<R>(this.pool, text, params, arrays).catch((error: unknown) => {
+  #alone<R>(text: string, params: readonly unknown[], attempt: number): Promise<pg.QueryResult<R & pg.QueryResultRow>> {
+    return this.#send<R>(this.pool, text, params).catch((error: unknown) => {
       const code = (error as { code?: unknown }).code;
       if (attempt >= RETRIES || (code !== '40001' && code !== '40P01')) throw error;
-      return this.#alone<R>(text, params, attempt + 1, arrays);
+      return this.#alone<R>(text, params, attempt + 1);
     });
   }
 
-  async #inTransaction<R>(tx: Transaction, text: string, params: readonly unknown[], arrays: boolean) {
+  async #inTransaction<R>(tx: Transaction, text: string, params: readonly unknown[]) {
     const client = await this.#open(tx);
     try {
       return await corked(client, () => {
         this.#sendPending(tx, client);
-        return this.#send<R>(client, text, params, arrays);
+        return this.#send<R>(client, text, params);
       });
     } catch (error) {
       // Behind a held write that failed, the statement fails only because the transaction is aborted (25P02):

@@ -44,10 +44,7 @@ interface Table {
   readonly get: string;
   /** `get`, holding the row against deletion (FOR KEY SHARE) or for it (FOR UPDATE). */
   readonly getLocked: Readonly<Record<RowLock, string>>;
-  /** A row read as an array of `columns`, in their order (PgPool.arrays). */
-  readonly toRow: (raw: unknown[]) => Row;
-  /** Where the columns a list adds after the record's (computed-sql.ts) start in its rows. */
-  readonly width: number;
+  readonly toRow: (raw: Record<string, unknown>) => Row;
   readonly toParams: (row: Row) => unknown[];
   readonly lists: Map<string, ListSql & { readonly computed?: ComputedSql }>;
   readonly distincts: Map<string, DistinctSql>;
@@ -263,17 +260,16 @@ export class PostgresStore implements Store {
         reference: `SELECT ${columns} FROM ${t} WHERE id = $1 FOR KEY SHARE`,
         delete: `SELECT ${columns} FROM ${t} WHERE id = $1 FOR UPDATE`,
       },
-      width: names.length,
       toRow: (raw) => {
         const row: Row = {
-          id: String(raw[0]),
-          createdAt: raw[1] as string,
-          updatedAt: raw[2] as string,
-          revision: raw[3] as number,
+          id: String(raw.id),
+          createdAt: raw.created_at as string,
+          updatedAt: raw.updated_at as string,
+          revision: raw.revision as number,
         };
         for (let i = 0; i < fields.length; i++) {
           const f = fields[i] as (typeof fields)[number];
-          const v = raw[i + 4];
+          const v = raw[f.column];
           row[f.name] = v === null || v === undefined ? null : (readers[i] as (v: unknown) => unknown)(v);
         }
         return row;
@@ -308,14 +304,14 @@ export class PostgresStore implements Store {
 
   async get(resource: string, id: string, lock?: RowLock) {
     const table = this.#table(resource);
-    const [raw] = await this.#db.arrays(lock ? table.getLocked[lock] : table.get, [id]);
+    const [raw] = await this.#db.rows<Record<string, unknown>>(lock ? table.getLocked[lock] : table.get, [id]);
     return raw ? table.toRow(raw) : undefined;
   }
 
   async getMany(resource: string, ids: readonly string[]) {
     if (ids.length === 0) return [];
     const table = this.#table(resource);
-    const raws = await this.#db.arrays(
+    const raws = await this.#db.rows<Record<string, unknown>>(
       `SELECT ${table.columns} FROM ${quote(table.plan.table)} WHERE id = ANY($1::${table.plan.idStyle === 'integer' ? 'bigint' : 'text'}[]) ORDER BY id`,
       [ids],
     );
@@ -351,7 +347,7 @@ export class PostgresStore implements Store {
     params.push(id);
     for (const name of whereNames) params.push(this.#param(table, name, where[name]));
     if (checksRevision) params.push(expect.revision);
-    const [raw] = await this.#db.arrays(text, params);
+    const [raw] = await this.#db.rows<Record<string, unknown>>(text, params);
     return raw ? table.toRow(raw) : undefined;
   }
 
@@ -389,11 +385,11 @@ export class PostgresStore implements Store {
       };
       if (table.lists.size < MAX_CACHED_SHAPES) table.lists.set(key, sql);
     }
-    const raws = await this.#db.arrays(sql.select, sql.params(query));
+    const raws = await this.#db.rows<Record<string, unknown>>(sql.select, sql.params(query));
     const computed = sql.computed;
     const rows = raws.map(table.toRow);
     if (computed)
-      for (let i = 0; i < rows.length; i++) computed.fill(rows[i] as Row, raws[i] as unknown[], table.width);
+      for (let i = 0; i < rows.length; i++) computed.fill(rows[i] as Row, raws[i] as Record<string, unknown>, 0);
     if (!sql.count) return { rows };
     const [counted] = await this.#db.rows<{ n: number }>(sql.count, sql.countParams(query));
     return { rows, total: counted?.n ?? 0 };
