@@ -98,8 +98,10 @@ const compileRecordWriter = (resource: ResourcePlan) => {
   // Compiled by the first record written out, not before the port opens (fast-json-stringify generates and
   // evaluates a function per resource).
   let compiled: ((value: unknown) => string) | undefined;
-  const stringify = (value: unknown): string =>
-    (compiled ??= fastJson(recordSchema(resource) as unknown as Parameters<typeof fastJson>[0]))(value);
+  const stringify = (value: unknown): string => {
+    if (!compiled) compiled = fastJson(recordSchema(resource) as unknown as Parameters<typeof fastJson>[0]);
+    return compiled(value);
+  };
   const toApi = (row: Row): Record<string, unknown> => {
     // Same key order as the compiled stringifier writes (required system fields first), so a record reads the
     // same in a list page as on its own.
