@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import FindMyWay from 'find-my-way';
 import type { Plan } from '../../plan/types.ts';
 import type { RawProblem } from '../../runtime/canned-problem.ts';
@@ -91,40 +91,60 @@ export const compileFrontDoor = (
   }
   if (decided === 0) return undefined;
 
+  /** Lets the request through with its fields, or refuses it with the same 429 the rate step writes. */
+  const apply = (
+    door: DoorRoute,
+    request: IncomingMessage & Decided,
+    response: ServerResponse<IncomingMessage>,
+    url: string,
+    pass: () => void,
+    verdict: Verdict,
+  ) => {
+    const state = stateOf(door.set, verdict);
+    if (verdict.allowed) {
+      request[DECIDED] = { policy: door.set.header, state };
+      return pass();
+    }
+    const headers = host.headers(request);
+    headers.push(
+      'ratelimit-policy',
+      door.set.header,
+      'ratelimit',
+      state,
+      'retry-after',
+      retryAfter(verdict.retryAfterMs),
+    );
+    door.refusal(violatedOf(door.set, verdict))(response, url, headers);
+    const query = url.indexOf('?');
+    host.answered(request, query < 0 ? url : url.slice(0, query), 429, headers[1] as string);
+  };
+  // Open: served without RateLimit fields and not counted again; closed: the rate step tries again and refuses.
+  const failed = (request: IncomingMessage & Decided, pass: () => void) => {
+    if (deps.onStoreFailure === 'open') request[DECIDED] = null;
+    pass();
+  };
+
   return (request, response, url, pass) => {
     const found = router.find(request.method as 'GET', url);
     // A caller with credentials is counted, and maybe under another policy, once they are verified.
     if (!found || carriesCredentials?.(request, url)) return pass();
-    const { set, refusal } = found.store as DoorRoute;
-    const decided = request as IncomingMessage & Decided;
-    const apply = (verdict: Verdict) => {
-      const state = stateOf(set, verdict);
-      if (verdict.allowed) {
-        decided[DECIDED] = { policy: set.header, state };
-        return pass();
-      }
-      const headers = host.headers(request);
-      headers.push('ratelimit-policy', set.header, 'ratelimit', state, 'retry-after', retryAfter(verdict.retryAfterMs));
-      refusal(violatedOf(set, verdict))(response, url, headers);
-      const query = url.indexOf('?');
-      host.answered(request, query < 0 ? url : url.slice(0, query), 429, headers[1] as string);
-    };
-    // Open: served without RateLimit fields and not counted again; closed: the rate step tries again and refuses.
-    const failed = () => {
-      if (deps.onStoreFailure === 'open') decided[DECIDED] = null;
-      pass();
-    };
+    const door = found.store as DoorRoute;
     const who = `ip:${deps.address(request.socket.remoteAddress ?? '', request.headers)}`;
     let verdict: Verdict | Promise<Verdict>;
     try {
-      verdict = deps.counters.take(cellsOf(set, who), deps.now().getTime());
+      verdict = deps.counters.take(cellsOf(door.set, who), deps.now().getTime());
     } catch {
-      return failed();
+      return failed(request, pass);
     }
-    if (verdict instanceof Promise)
-      verdict.then(apply, failed).catch(() => {
+    // In process the verdict is known at once: no closure, no promise.
+    if (!(verdict instanceof Promise)) return apply(door, request, response, url, pass, verdict);
+    verdict
+      .then(
+        (known) => apply(door, request, response, url, pass, known),
+        () => failed(request, pass),
+      )
+      .catch(() => {
         if (!response.headersSent) pass();
       });
-    else apply(verdict);
   };
 };

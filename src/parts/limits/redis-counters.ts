@@ -6,12 +6,16 @@ import type { CounterConnection } from './redis-connection.ts';
  * GCRA for a batch of requests in one round trip, decided in order as if each were a script of its own: per request,
  * reads each cell's TAT, lets the request through only when every cell does, and then stores each new TAT with a
  * time-to-live of its distance from now (a key outlives its use by nothing). A later request of the batch reads what
- * an earlier one stored. Returns every TAT it read, in KEYS order; the caller works out the same verdicts from them
+ * an earlier one stored; a key the batch uses again is read once and written once, at the end, as the requests one by
+ * one would have left it. Returns every TAT it read, in KEYS order; the caller works out the same verdicts from them
  * (gcra.ts). ARGV per request: its now, its cell count, then limit and window (ms) per cell. The server's clock is
  * the one that counts, so instances should keep theirs in step.
  */
 const GCRA = `
 local read = {}
+local known = {}
+local changed = {}
+local order = {}
 local a = 1
 local k = 0
 local tats = {}
@@ -20,10 +24,15 @@ while a <= #ARGV do
   local n = tonumber(ARGV[a + 1])
   local allowed = true
   for j = 1, n do
+    local key = KEYS[k + j]
+    local stored = known[key]
+    if stored == nil then
+      stored = redis.call('GET', key) or ''
+      known[key] = stored
+    end
+    read[k + j] = stored
     local limit = tonumber(ARGV[a + 2 * j])
     local window = tonumber(ARGV[a + 2 * j + 1])
-    local stored = redis.call('GET', KEYS[k + j])
-    read[k + j] = stored or ''
     local tat = tonumber(stored) or now
     if tat < now then tat = now end
     tats[j] = tat
@@ -31,12 +40,18 @@ while a <= #ARGV do
   end
   if allowed then
     for j = 1, n do
+      local key = KEYS[k + j]
       local next = tats[j] + tonumber(ARGV[a + 2 * j + 1]) / tonumber(ARGV[a + 2 * j])
-      redis.call('SET', KEYS[k + j], string.format('%.3f', next), 'PX', math.max(1, math.ceil(next - now)))
+      known[key] = string.format('%.3f', next)
+      if changed[key] == nil then order[#order + 1] = key end
+      changed[key] = math.max(1, math.ceil(next - now))
     end
   end
   k = k + n
   a = a + 2 + 2 * n
+end
+for _, key in ipairs(order) do
+  redis.call('SET', key, known[key], 'PX', changed[key])
 end
 return read
 `;
