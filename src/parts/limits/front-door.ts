@@ -6,7 +6,7 @@ import type { FrontDoor, FrontDoorHost } from '../../runtime/front-door.ts';
 import { type PipelineRoute, ROUTER_OPTIONS, toFastifyPath } from '../../runtime/route-spec.ts';
 import { routeAccess } from '../auth/route-access.ts';
 import type { ApiError } from '../errors/api-error.ts';
-import type { Verdict } from './gcra.ts';
+import type { Cell, Verdict } from './gcra.ts';
 import { retryAfter } from './rate-headers.ts';
 import {
   byViolated,
@@ -33,7 +33,22 @@ export interface FrontDoorDeps extends RateDeps {
 interface DoorRoute {
   readonly set: PolicySet;
   readonly refusal: (violated: readonly string[]) => RawProblem;
+  /** The cells of the callers seen lately, by address: a caller sending many requests builds its keys once. */
+  readonly cells: Map<string, Cell[]>;
 }
+
+/** Callers whose cells a route keeps; past it the map starts again (a flood of addresses costs what it did before). */
+const KEPT_CALLERS = 4096;
+
+const cellsOfCaller = (door: DoorRoute, address: string): Cell[] => {
+  let cells = door.cells.get(address);
+  if (cells === undefined) {
+    if (door.cells.size >= KEPT_CALLERS) door.cells.clear();
+    cells = cellsOf(door.set, `ip:${address}`);
+    door.cells.set(address, cells);
+  }
+  return cells;
+};
 
 const unused = () => {};
 
@@ -82,7 +97,11 @@ export const compileFrontDoor = (
     if (!limitable(route) || access.kind !== 'public' || roles.length > 0) continue;
     const set = routePolicies(deps.rate, route).of(undefined);
     if (!set) continue;
-    const door: DoorRoute = { set, refusal: byViolated((violated) => deps.raw(route, rateLimited(violated))) };
+    const door: DoorRoute = {
+      set,
+      refusal: byViolated((violated) => deps.raw(route, rateLimited(violated))),
+      cells: new Map(),
+    };
     const path = toFastifyPath(route.template);
     router.on(route.method, path, unused, door);
     decided++;
@@ -129,10 +148,10 @@ export const compileFrontDoor = (
     // A caller with credentials is counted, and maybe under another policy, once they are verified.
     if (!found || carriesCredentials?.(request, url)) return pass();
     const door = found.store as DoorRoute;
-    const who = `ip:${deps.address(request.socket.remoteAddress ?? '', request.headers)}`;
+    const address = deps.address(request.socket.remoteAddress ?? '', request.headers);
     let verdict: Verdict | Promise<Verdict>;
     try {
-      verdict = deps.counters.take(cellsOf(door.set, who), deps.now().getTime());
+      verdict = deps.counters.take(cellsOfCaller(door, address), deps.now().getTime());
     } catch {
       return failed(request, pass);
     }
