@@ -105,7 +105,9 @@ const measure = async (line, name, spec, path, seed, env = {}) => {
         .join(' ');
       figures.push((used * 1000) / REQUESTS);
       const redis = other ? `, Redis server ${others.at(-1).toFixed(1)} µs` : '';
-      process.stderr.write(`${name} round ${round + 1}: ${figures.at(-1).toFixed(1)} µs/request${redis} (${statuses})\n`);
+      process.stderr.write(
+        `${name} round ${round + 1}: ${figures.at(-1).toFixed(1)} µs/request${redis} (${statuses})\n`,
+      );
     }
     const median = (list) => list.sort((a, b) => a - b)[Math.floor(list.length / 2)];
     if (other) redisServerUs = median(others);

@@ -99,8 +99,13 @@ export const redisCounters = (connection: CounterConnection): RateCounters => {
         args.push(c.limit, c.windowMs);
       }
     }
-    connection.run(() => gcra.nfGcra(keys.length, ...keys, ...args)).then(
-      (read) => {
+    const fail = (error: unknown) => {
+      // A request already decided keeps its verdict: a promise settles once.
+      for (const w of batch) w.reject(error);
+    };
+    connection
+      .run(() => gcra.nfGcra(keys.length, ...keys, ...args))
+      .then((read) => {
         let at = 0;
         for (const { cells, now, resolve } of batch) {
           const tats: Array<number | undefined> = new Array(cells.length);
@@ -110,11 +115,8 @@ export const redisCounters = (connection: CounterConnection): RateCounters => {
           }
           resolve(decide(cells, tats, now));
         }
-      },
-      (error: unknown) => {
-        for (const w of batch) w.reject(error);
-      },
-    );
+      }, fail)
+      .catch(fail);
   };
   const flush = () => {
     scheduled = false;
