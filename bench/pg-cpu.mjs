@@ -10,6 +10,9 @@
 //                 NF_B=<another checkout's bin/ninefold.js> (compare two builds of Ninefold, in place of the hand-written)
 //                 PROF=<dir> (the servers run under `node --cpu-prof --cpu-prof-dir=<dir>`)
 //                 STRACE=<dir> (`strace -c -f` on each server over the measured requests, written to <dir>)
+//                 CALLGRIND=<dir> (each server runs under `valgrind --tool=callgrind`, its counters zeroed after the
+//                 warm-up and dumped after the measured requests into <dir>: instructions per request, whatever the load;
+//                 node runs --single-threaded there)
 //                 PORT=18420 (Ninefold listens on PORT, the other server on PORT+1, the webhook receiver on PORT-19:
 //                 two runs side by side need two PORTs)
 import { spawn } from 'node:child_process';
@@ -100,12 +103,24 @@ const start = async (server, port, db, spec) => {
         ]
       : [...prof, join(BENCH, 'baseline-fastify-pg.mjs')];
   if (server !== 'fx') args.push('--db', db, '--log-level', 'warn');
-  const child = spawn(process.execPath, args, {
+  const grind = env.CALLGRIND
+    ? [
+        'valgrind',
+        '--tool=callgrind',
+        '--instr-atstart=yes',
+        `--callgrind-out-file=${env.CALLGRIND}/${server}-${spec}-${port}.%p.out`,
+        process.execPath,
+        // Compilation and GC on the main thread, when their work is due, not when a helper thread gets to it: the
+        // same requests then count the same instructions.
+        '--single-threaded',
+      ]
+    : [process.execPath];
+  const child = spawn(grind[0], [...grind.slice(1), ...args], {
     stdio: ['ignore', 'ignore', 'inherit'],
     env: { ...env, PORT: String(port), DB: db },
   });
   const probe = `http://127.0.0.1:${port}${server !== 'fx' ? '/healthz' : '/items/1'}`;
-  for (let i = 0; i < 300; i++) {
+  for (let i = 0; i < (env.CALLGRIND ? 3000 : 300); i++) {
     try {
       if ((await fetch(probe)).status < 500) return child;
     } catch {}
@@ -113,6 +128,11 @@ const start = async (server, port, db, spec) => {
   }
   throw new Error(`${server} did not start`);
 };
+const callgrindControl = (flag, pid) =>
+  new Promise((ok, fail) => {
+    const c = spawn('callgrind_control', [flag, String(pid)], { stdio: 'ignore' });
+    c.once('exit', (code) => (code === 0 ? ok() : fail(new Error(`callgrind_control ${flag}: ${code}`))));
+  });
 const stop = async (child) => {
   const gone = new Promise((r) => child.once('exit', r));
   child.kill('SIGTERM');
@@ -185,9 +205,11 @@ const measure = async (server, name, round) => {
       ? spawn('strace', ['-c', '-f', '-o', `${env.STRACE}/${name}-${server}.txt`, '-p', String(child.pid)])
       : undefined;
     if (strace) await sleep(500);
+    if (env.CALLGRIND) await callgrindControl('-z', child.pid);
     const t0 = cpuTicks(child.pid);
     const bad = await fire(port, line, N, (i) => line.path(ids, WARM + i, server));
     const t1 = cpuTicks(child.pid);
+    if (env.CALLGRIND) await callgrindControl('-d', child.pid);
     if (strace) {
       strace.kill('SIGINT');
       await new Promise((r) => strace.once('exit', r));

@@ -266,6 +266,16 @@ const ALL_LINES = [
     refName: 'Ninefold GET served',
     target: 2,
   },
+  {
+    key: 'raw-refused',
+    server: 'raw',
+    ...GET,
+    port: 18224,
+    args: [join(BENCH, 'baseline-refuse.mjs')],
+    label: 'node:http alone, a fixed 429 (the floor of a refusal)',
+    ref: 'nf-get',
+    extra: true,
+  },
   { key: 'nf-post', server: 'nf', ...POST, port: 18195, args: NF(18195, 'warn'), label: 'ninefold POST /items' },
   {
     key: 'nf-post-hook',

@@ -68,6 +68,36 @@ describe('rate limits shared through Redis', () => {
     }
   });
 
+  it('decides requests arriving together one after the other, as one round trip each would (two policies)', async () => {
+    const clock = testClock(START);
+    const group = await instances(
+      planOf(spec("limits: { rate: { default: 4/min, by: ip, endpoints: { 'GET /notes': 6/min } } }")),
+      1,
+      SHARED_REDIS_URL,
+      clock.now,
+    );
+    try {
+      const url = (group.served[0] as Served).url;
+      const answers = await Promise.all(Array.from({ length: 10 }, () => call(url, 'GET', '/notes')));
+      const passed = answers.filter((a) => a.status === 200);
+      expect(passed).toHaveLength(4);
+      // Each request let through saw the state the ones before it left: remaining 3, 2, 1, 0 and 5, 4, 3, 2.
+      expect(passed.map((a) => a.headers.get('ratelimit')).sort()).toEqual([
+        '"default";r=0;t=60, "GET /notes";r=2;t=40',
+        '"default";r=1;t=45, "GET /notes";r=3;t=30',
+        '"default";r=2;t=30, "GET /notes";r=4;t=20',
+        '"default";r=3;t=15, "GET /notes";r=5;t=10',
+      ]);
+      for (const r of answers.filter((a) => a.status === 429))
+        expect(r.headers.get('ratelimit')).toBe('"default";r=0;t=60, "GET /notes";r=2;t=40');
+      const keys = await redis.keys(`${group.redisPrefix}*`);
+      expect(keys).toHaveLength(2);
+      for (const key of keys) expect(await redis.pttl(key)).toBeGreaterThan(0);
+    } finally {
+      await group.close();
+    }
+  });
+
   it('accept within 5 % of the limit from three instances under 3x the limit for 30 s (virtual clock)', async () => {
     const clock = testClock(START);
     const group = await instances(

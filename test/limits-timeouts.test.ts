@@ -166,7 +166,8 @@ describe('slow clients (limits.timeouts.headers, limits.timeouts.body, L9)', () 
     try {
       for (let i = 0; i < 5; i++) expect((await call(s.url, 'GET', '/notes')).status).toBe(200);
       await waitFor(() => clients.every((c) => c.state.closedAfterMs >= 0), 'every slow connection to be closed');
-      expect(clients.every((c) => c.state.answer.includes('"code":"request_timeout"'))).toBe(true);
+      const unanswered = clients.filter((c) => !c.state.answer.includes('"code":"request_timeout"'));
+      expect(unanswered.map((c) => c.state)).toEqual([]);
     } finally {
       clearInterval(trickle);
     }

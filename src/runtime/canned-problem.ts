@@ -62,10 +62,19 @@ export const rawProblem = (
 ): RawProblem => {
   const { status, fixed, head, tail } = rendered(render, error, where);
   const fixedList = Object.entries(fixed).flat();
+  // The last target's body and length: a client repeating a request it is refused gets them without any work.
+  let lastUrl = '';
+  let lastBody = '';
+  let lastLength = '';
   return (response, url, headers) => {
-    const body = bodyFor(head, tail, url);
+    if (url !== lastUrl) {
+      lastBody = bodyFor(head, tail, url);
+      lastLength = String(Buffer.byteLength(lastBody));
+      lastUrl = url;
+    }
+    const body = lastBody;
     for (const item of fixedList) headers.push(item);
-    headers.push('content-length', String(Buffer.byteLength(body)));
+    headers.push('content-length', lastLength);
     response.writeHead(status, headers);
     response.end(body);
   };

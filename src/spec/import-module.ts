@@ -1,10 +1,12 @@
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire, isBuiltin } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { Message, Plugin } from 'esbuild';
+import type { BuildOptions, Message, Plugin } from 'esbuild';
 import { importExternal } from '../runtime/import-external.ts';
+import { type CompiledModule as Compiled, readCached, writeCached } from './module-cache.ts';
 
 /**
  * Imports a user's TS/JS module. JavaScript is imported as it is. TypeScript is compiled by esbuild into one ES
@@ -12,7 +14,8 @@ import { importExternal } from '../runtime/import-external.ts';
  * directory, imported from there and deleted. No loader hooks are registered: tsx's cost a worker thread (about
  * 34 MB) and slowed every later import. Stack traces point into the user's files (a source map, with Node's source
  * maps turned on, as tsx did); `import.meta.url`, `.filename` and `.dirname` name the module itself. A TypeScript
- * module is compiled and imported once per process (Node caches a JavaScript one the same way).
+ * module is compiled and imported once per process (Node caches a JavaScript one the same way), and the compiled
+ * code is kept on disk for the next start while its files are unchanged (module-cache.ts).
  */
 export const importModule = async (absolute: string): Promise<Record<string, unknown>> => {
   if (!isTypeScript(absolute)) return importExternal(pathToFileURL(absolute).href);
@@ -48,41 +51,46 @@ export class ModuleCompileError extends Error {
   override name = 'ModuleCompileError';
 }
 
-interface Compiled {
-  readonly code: string;
-  /** The source map, its sources made absolute: the code is imported from elsewhere. */
-  readonly map: string;
-}
-
 /** Builds in flight: esbuild's service process is stopped when the last one ends, not kept for the server's life. */
 let building = 0;
 
 const compileModule = (absolute: string): Promise<Compiled> =>
   once(compiled, absolute, async () => {
-    // require, not import(): esbuild is CommonJS, and import() would first scan its 100 kB for export names.
-    const esbuild = createRequire(import.meta.url)('esbuild') as typeof import('esbuild');
-    building++;
+    const require = createRequire(import.meta.url);
     // Where the output would be written: source map paths are relative to it.
     const outdir = dirname(absolute);
+    const options = {
+      entryPoints: [absolute],
+      outdir,
+      write: false,
+      bundle: true,
+      format: 'esm',
+      platform: 'node',
+      target: `node${process.versions.node}`,
+      sourcemap: 'external',
+      sourcesContent: false,
+      logLevel: 'silent',
+      metafile: true,
+      define: {
+        'import.meta.url': JSON.stringify(pathToFileURL(absolute).href),
+        'import.meta.filename': JSON.stringify(absolute),
+        'import.meta.dirname': JSON.stringify(dirname(absolute)),
+      },
+    } satisfies BuildOptions;
+    // esbuild's version from its package.json: loading esbuild itself is what a kept module saves.
+    const esbuildMain = require.resolve('esbuild');
+    const { version } = JSON.parse(readFileSync(join(dirname(esbuildMain), '../package.json'), 'utf8')) as {
+      version: string;
+    };
+    const setting = JSON.stringify({ options, esbuild: version });
+    const kept = readCached(absolute, setting);
+    if (kept) return kept;
+    // require, not import(): esbuild is CommonJS, and import() would first scan its 100 kB for export names.
+    const esbuild = require(esbuildMain) as typeof import('esbuild');
+    building++;
+    const packages = { imported: false };
     const result = await esbuild
-      .build({
-        entryPoints: [absolute],
-        outdir,
-        write: false,
-        bundle: true,
-        format: 'esm',
-        platform: 'node',
-        target: `node${process.versions.node}`,
-        sourcemap: 'external',
-        sourcesContent: false,
-        logLevel: 'silent',
-        plugins: [packagesFromTheirPlace],
-        define: {
-          'import.meta.url': JSON.stringify(pathToFileURL(absolute).href),
-          'import.meta.filename': JSON.stringify(absolute),
-          'import.meta.dirname': JSON.stringify(dirname(absolute)),
-        },
-      })
+      .build({ ...options, plugins: [packagesFromTheirPlace(packages)] })
       .catch((error: { errors?: Message[] }) => {
         throw new ModuleCompileError(firstProblem(error.errors) ?? String(error));
       })
@@ -94,7 +102,11 @@ const compileModule = (absolute: string): Promise<Compiled> =>
       sources?: string[];
     };
     map.sources = (map.sources ?? []).map((source) => pathToFileURL(resolve(outdir, source)).href);
-    return { code: code.replace(/\n\/\/# sourceMappingURL=.*\n?$/, '\n'), map: JSON.stringify(map) };
+    const made = { code: code.replace(/\n\/\/# sourceMappingURL=.*\n?$/, '\n'), map: JSON.stringify(map) };
+    // Metafile paths are relative to esbuild's working folder, the process's.
+    const inputs = Object.keys(result.metafile.inputs).map((input) => resolve(input));
+    if (!packages.imported) await writeCached(absolute, setting, inputs, made);
+    return made;
   });
 
 const importCompiled = async ({ code, map }: Compiled): Promise<Record<string, unknown>> => {
@@ -122,7 +134,7 @@ const firstProblem = (messages: Message[] | undefined): string | undefined => {
  * A package the module imports (`import { z } from 'zod'`) stays an import, of the file Node would load for it from
  * the module's own folder: the compiled copy lives elsewhere, so the import names that file by its URL.
  */
-const packagesFromTheirPlace: Plugin = {
+const packagesFromTheirPlace = (packages: { imported: boolean }): Plugin => ({
   name: 'packages-from-their-place',
   setup(build) {
     build.onResolve({ filter: /.*/ }, async (args) => {
@@ -135,9 +147,10 @@ const packagesFromTheirPlace: Plugin = {
         pluginData: RESOLVING,
       });
       if (found.errors.length > 0) return { errors: found.errors };
+      packages.imported = true;
       return { path: pathToFileURL(found.path).href, external: true };
     });
   },
-};
+});
 
 const RESOLVING = Symbol('resolving');

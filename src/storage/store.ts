@@ -235,9 +235,10 @@ export interface ApiKeyStore {
    */
   generation(): number;
   /**
-   * Set when other processes' key changes reach this one as signals (PostgreSQL's LISTEN/NOTIFY) rather than by a
-   * synchronous check: resolves once the signals already received have been handled (one turn of the event loop),
-   * so that a key revoked before a request was sent is not trusted from memory by that request.
+   * Set when other processes' key changes cannot be seen by a synchronous check (PostgreSQL): resolves once every
+   * key change committed before the call is reflected in `generation` (one read of a key-change counter per turn
+   * of the event loop, shared by that turn's requests), so that a key revoked before a request was sent is not
+   * trusted from memory by that request. Notifications alone could arrive after the request.
    */
   settle?(): Promise<void>;
 }

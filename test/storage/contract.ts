@@ -111,6 +111,33 @@ export const storeContract = (name: string, backend: Backend) => {
       expect(await store.get('Item', a.id)).toBeUndefined();
     });
 
+    it('commits the writes of a transaction together, or none when one is a duplicate, naming its field', async () => {
+      const [a, b] = [row('together-a'), row('together-b', { tags: ['x'], meta: { n: 1 } })];
+      const before = await store.events.lastSeq();
+      await store.transaction(async () => {
+        await store.insert('Item', a);
+        await store.insert('Item', b);
+        await store.events.append({ type: 'Item.created', time: b.createdAt, recordId: b.id, data: { b: true } });
+      });
+      expect(await store.get('Item', a.id)).toEqual(a);
+      expect(await store.get('Item', b.id)).toEqual(b);
+      expect((await store.events.after(before, 10)).map((e) => e.data)).toEqual([{ b: true }]);
+
+      const c = row('together-c');
+      const error = await store
+        .transaction(async () => {
+          await store.insert('Item', c);
+          await store.events.append({ type: 'Item.created', time: c.createdAt, recordId: c.id, data: { c: true } });
+          await store.insert('Item', row('together-a'));
+        })
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(StoreError);
+      expect((error as StoreError).kind).toBe('unique');
+      expect((error as StoreError).field).toBe('name');
+      expect(await store.get('Item', c.id)).toBeUndefined();
+      expect(await store.events.after(before + 1, 10)).toEqual([]);
+    });
+
     it('undoes only the writes of a failed savepoint: the transaction goes on and commits the rest', async () => {
       const [before, retried, lost] = [row('sp-before'), row('sp-taken'), row('sp-lost')];
       await store.insert('Item', row('sp-taken'));

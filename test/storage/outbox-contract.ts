@@ -145,6 +145,37 @@ export const outboxContract = (name: string, backend: Backend) => {
       expect((await two.apiKeys.find('key_revoked_elsewhere'))?.revokedAt).toBeDefined();
     });
 
+    it('a key written through one instance is seen by another before it trusts its memory, with no notification', async () => {
+      // A third instance that never hears a notification: what it knows of key changes it must find out itself.
+      const deaf = backend.open(database);
+      await deaf.migrate(planOfSpec(SPEC));
+      await (deaf.signals as { stop?: () => Promise<void> }).stop?.();
+      // What a request sent now would see: a new turn of the event loop, then the store's settle step (if any).
+      const look = async () => {
+        await new Promise((resolve) => setImmediate(resolve));
+        await deaf.apiKeys.settle?.();
+        return deaf.apiKeys.generation();
+      };
+      try {
+        const first = await look();
+        expect(await look()).toBe(first);
+        await one.apiKeys.create({
+          id: 'key_unheard',
+          secretHash: 'x',
+          subject: 's',
+          roles: [],
+          createdAt: new Date().toISOString(),
+        });
+        const created = await look();
+        expect(created).not.toBe(first);
+        expect(await look()).toBe(created);
+        expect(await one.apiKeys.revoke('key_unheard', new Date())).toBe(true);
+        expect(await look()).not.toBe(created);
+      } finally {
+        await deaf.close();
+      }
+    });
+
     it('an idempotency key claimed in an open transaction of one instance is running for the other', async () => {
       if (!backend.concurrentWriters) return;
       const claimed = gate();

@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import FindMyWay from 'find-my-way';
 import type { Plan } from '../../plan/types.ts';
 import type { RawProblem } from '../../runtime/canned-problem.ts';
@@ -6,7 +6,7 @@ import type { FrontDoor, FrontDoorHost } from '../../runtime/front-door.ts';
 import { type PipelineRoute, ROUTER_OPTIONS, toFastifyPath } from '../../runtime/route-spec.ts';
 import { routeAccess } from '../auth/route-access.ts';
 import type { ApiError } from '../errors/api-error.ts';
-import type { Verdict } from './gcra.ts';
+import type { Cell, Verdict } from './gcra.ts';
 import { retryAfter } from './rate-headers.ts';
 import {
   byViolated,
@@ -33,7 +33,22 @@ export interface FrontDoorDeps extends RateDeps {
 interface DoorRoute {
   readonly set: PolicySet;
   readonly refusal: (violated: readonly string[]) => RawProblem;
+  /** The cells of the callers seen lately, by address: a caller sending many requests builds its keys once. */
+  readonly cells: Map<string, Cell[]>;
 }
+
+/** Callers whose cells a route keeps; past it the map starts again (a flood of addresses costs what it did before). */
+const KEPT_CALLERS = 4096;
+
+const cellsOfCaller = (door: DoorRoute, address: string): Cell[] => {
+  let cells = door.cells.get(address);
+  if (cells === undefined) {
+    if (door.cells.size >= KEPT_CALLERS) door.cells.clear();
+    cells = cellsOf(door.set, `ip:${address}`);
+    door.cells.set(address, cells);
+  }
+  return cells;
+};
 
 const unused = () => {};
 
@@ -82,7 +97,11 @@ export const compileFrontDoor = (
     if (!limitable(route) || access.kind !== 'public' || roles.length > 0) continue;
     const set = routePolicies(deps.rate, route).of(undefined);
     if (!set) continue;
-    const door: DoorRoute = { set, refusal: byViolated((violated) => deps.raw(route, rateLimited(violated))) };
+    const door: DoorRoute = {
+      set,
+      refusal: byViolated((violated) => deps.raw(route, rateLimited(violated))),
+      cells: new Map(),
+    };
     const path = toFastifyPath(route.template);
     router.on(route.method, path, unused, door);
     decided++;
@@ -91,40 +110,60 @@ export const compileFrontDoor = (
   }
   if (decided === 0) return undefined;
 
+  /** Lets the request through with its fields, or refuses it with the same 429 the rate step writes. */
+  const apply = (
+    door: DoorRoute,
+    request: IncomingMessage & Decided,
+    response: ServerResponse<IncomingMessage>,
+    url: string,
+    pass: () => void,
+    verdict: Verdict,
+  ) => {
+    const state = stateOf(door.set, verdict);
+    if (verdict.allowed) {
+      request[DECIDED] = { policy: door.set.header, state };
+      return pass();
+    }
+    const headers = host.headers(request);
+    headers.push(
+      'ratelimit-policy',
+      door.set.header,
+      'ratelimit',
+      state,
+      'retry-after',
+      retryAfter(verdict.retryAfterMs),
+    );
+    door.refusal(violatedOf(door.set, verdict))(response, url, headers);
+    const query = url.indexOf('?');
+    host.answered(request, query < 0 ? url : url.slice(0, query), 429, headers[1] as string);
+  };
+  // Open: served without RateLimit fields and not counted again; closed: the rate step tries again and refuses.
+  const failed = (request: IncomingMessage & Decided, pass: () => void) => {
+    if (deps.onStoreFailure === 'open') request[DECIDED] = null;
+    pass();
+  };
+
   return (request, response, url, pass) => {
     const found = router.find(request.method as 'GET', url);
     // A caller with credentials is counted, and maybe under another policy, once they are verified.
     if (!found || carriesCredentials?.(request, url)) return pass();
-    const { set, refusal } = found.store as DoorRoute;
-    const decided = request as IncomingMessage & Decided;
-    const apply = (verdict: Verdict) => {
-      const state = stateOf(set, verdict);
-      if (verdict.allowed) {
-        decided[DECIDED] = { policy: set.header, state };
-        return pass();
-      }
-      const headers = host.headers(request);
-      headers.push('ratelimit-policy', set.header, 'ratelimit', state, 'retry-after', retryAfter(verdict.retryAfterMs));
-      refusal(violatedOf(set, verdict))(response, url, headers);
-      const query = url.indexOf('?');
-      host.answered(request, query < 0 ? url : url.slice(0, query), 429, headers[1] as string);
-    };
-    // Open: served without RateLimit fields and not counted again; closed: the rate step tries again and refuses.
-    const failed = () => {
-      if (deps.onStoreFailure === 'open') decided[DECIDED] = null;
-      pass();
-    };
-    const who = `ip:${deps.address(request.socket.remoteAddress ?? '', request.headers)}`;
+    const door = found.store as DoorRoute;
+    const address = deps.address(request.socket.remoteAddress ?? '', request.headers);
     let verdict: Verdict | Promise<Verdict>;
     try {
-      verdict = deps.counters.take(cellsOf(set, who), deps.now().getTime());
+      verdict = deps.counters.take(cellsOfCaller(door, address), deps.now().getTime());
     } catch {
-      return failed();
+      return failed(request, pass);
     }
-    if (verdict instanceof Promise)
-      verdict.then(apply, failed).catch(() => {
+    // In process the verdict is known at once: no closure, no promise.
+    if (!(verdict instanceof Promise)) return apply(door, request, response, url, pass, verdict);
+    verdict
+      .then(
+        (known) => apply(door, request, response, url, pass, known),
+        () => failed(request, pass),
+      )
+      .catch(() => {
         if (!response.headersSent) pass();
       });
-    else apply(verdict);
   };
 };

@@ -88,11 +88,14 @@ const prepare = (policy: NamedPolicy): PreparedPolicy => ({
 export interface PolicySet {
   readonly policies: readonly PreparedPolicy[];
   readonly header: string;
+  /** The last RateLimit field written for the set, and its `r` and `t` per policy: far below a limit they repeat. */
+  readonly last: { text: string; readonly numbers: number[] };
 }
 
 const policySet = (policies: readonly PreparedPolicy[]): PolicySet => ({
   policies,
   header: policies.map((p) => p.item).join(', '),
+  last: { text: '', numbers: new Array(policies.length * 2).fill(-1) },
 });
 
 /**
@@ -129,11 +132,22 @@ export const cellsOf = (set: PolicySet, who: string): Cell[] => {
 
 /** The RateLimit field after a verdict: each policy's remaining quota and seconds until it is whole. */
 export const stateOf = (set: PolicySet, verdict: Verdict): string => {
-  let state = '';
+  const { last } = set;
+  let same = true;
   for (let i = 0; i < set.policies.length; i++) {
     const cell = verdict.cells[i] as CellState;
-    state += `${i ? ', ' : ''}${(set.policies[i] as PreparedPolicy).state}${cell.remaining};t=${resetSeconds(cell.resetMs)}`;
+    const t = resetSeconds(cell.resetMs);
+    if (last.numbers[2 * i] !== cell.remaining || last.numbers[2 * i + 1] !== t) {
+      same = false;
+      last.numbers[2 * i] = cell.remaining;
+      last.numbers[2 * i + 1] = t;
+    }
   }
+  if (same) return last.text;
+  let state = '';
+  for (let i = 0; i < set.policies.length; i++)
+    state += `${i ? ', ' : ''}${(set.policies[i] as PreparedPolicy).state}${last.numbers[2 * i]};t=${last.numbers[2 * i + 1]}`;
+  last.text = state;
   return state;
 };
 

@@ -95,7 +95,13 @@ const compileRecordWriter = (resource: ResourcePlan) => {
   const integerId = resource.idStyle === 'integer';
   const integerRefs = new Set(visible.filter((f) => f.ref?.idStyle === 'integer').map((f) => f.name));
   const computed = resource.computed;
-  const stringify = fastJson(recordSchema(resource) as unknown as Parameters<typeof fastJson>[0]);
+  // Compiled by the first record written out, not before the port opens (fast-json-stringify generates and
+  // evaluates a function per resource).
+  let compiled: ((value: unknown) => string) | undefined;
+  const stringify = (value: unknown): string => {
+    if (!compiled) compiled = fastJson(recordSchema(resource) as unknown as Parameters<typeof fastJson>[0]);
+    return compiled(value);
+  };
   const toApi = (row: Row): Record<string, unknown> => {
     // Same key order as the compiled stringifier writes (required system fields first), so a record reads the
     // same in a list page as on its own.

@@ -23,13 +23,25 @@ const toRecord = (r: KeyRow): ApiKeyRecord => ({
   ...(r.api_version ? { apiVersion: r.api_version } : {}),
 });
 
+/** Raises the key-change counter in the same statement as a key write (a data-modifying CTE runs either way). */
+const BUMP = 'WITH bumped AS (UPDATE _ninefold_key_changes SET n = n + 1 WHERE id = 1) ';
+
 /**
- * API keys: every lookup reads the database (no cache here), so a key revoked through any instance is refused by
- * every other on its next lookup. The generation changes on this store's own key writes and whenever another
- * instance tells (LISTEN/NOTIFY, `bump`), so what callers remember about keys is dropped then.
+ * API keys: every lookup reads the database (no cache here). What callers remember about keys is good while the
+ * generation stays the same; it changes on this store's own key writes, when another instance tells (LISTEN/NOTIFY,
+ * `bump`), and when `settle` finds that the key-change counter moved. Every key write raises that counter in its own
+ * statement, so it moves exactly when the write commits; `settle` reads it once per turn of the event loop for the
+ * requests of that turn. A notification can arrive late (a busy listener backend), the counter cannot: a key revoked
+ * through any instance is refused by every other on the next request sent after the revocation's answer.
  */
 export const postgresApiKeys = (db: PgPool): ApiKeyStore & { bump(): void } => {
   let generation = 0;
+  let seen: string | undefined;
+  // The check of this turn, shared by the requests of this turn: all of them arrived before it was sent.
+  let check: Promise<void> | undefined;
+  const nextTurn = () => {
+    check = undefined;
+  };
   const told = async () => {
     await db.rows(`SELECT pg_notify('ninefold', current_schema() || ' keys')`);
   };
@@ -40,11 +52,23 @@ export const postgresApiKeys = (db: PgPool): ApiKeyStore & { bump(): void } => {
     generation() {
       return generation;
     },
-    settle: () => new Promise<void>((done) => setImmediate(done)),
+    settle() {
+      if (check) return check;
+      setImmediate(nextTurn);
+      check = db.rows<{ n: string }>('SELECT n FROM _ninefold_key_changes WHERE id = 1').then(([row]) => {
+        const n = row?.n;
+        // The first reading changes the generation too: what was remembered before it was never checked.
+        if (n !== seen) {
+          generation++;
+          seen = n;
+        }
+      });
+      return check;
+    },
     async create(k) {
       generation++;
       await db.rows(
-        'INSERT INTO _ninefold_api_keys (id, secret_hash, subject, roles, created_at, expires_at, api_version) VALUES ($1, $2, $3, $4, $5, $6, $7)',
+        `${BUMP}INSERT INTO _ninefold_api_keys (id, secret_hash, subject, roles, created_at, expires_at, api_version) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
         [
           k.id,
           k.secretHash,
@@ -67,7 +91,7 @@ export const postgresApiKeys = (db: PgPool): ApiKeyStore & { bump(): void } => {
     async revoke(id, at) {
       generation++;
       const result = await db.result(
-        'UPDATE _ninefold_api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL',
+        `${BUMP}UPDATE _ninefold_api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL`,
         [at.toISOString(), id],
       );
       await told();

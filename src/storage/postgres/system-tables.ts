@@ -30,6 +30,10 @@ CREATE TABLE IF NOT EXISTS _ninefold_api_keys (
   id text COLLATE "C" PRIMARY KEY, secret_hash text COLLATE "C" NOT NULL, subject text COLLATE "C" NOT NULL, roles text COLLATE "C" NOT NULL,
   created_at text COLLATE "C" NOT NULL, expires_at text COLLATE "C", revoked_at text COLLATE "C", api_version text COLLATE "C");
 ALTER TABLE _ninefold_api_keys ADD COLUMN IF NOT EXISTS api_version text COLLATE "C";
+-- A counter every key write raises in its own statement (api-keys.ts): an instance reads it before it trusts a key
+-- it remembers, so a revocation committed anywhere is seen without waiting for its notification.
+CREATE TABLE IF NOT EXISTS _ninefold_key_changes (id integer PRIMARY KEY CHECK (id = 1), n bigint NOT NULL);
+INSERT INTO _ninefold_key_changes (id, n) VALUES (1, 0) ON CONFLICT (id) DO NOTHING;
 
 CREATE TABLE IF NOT EXISTS _ninefold_events (
   pk bigserial PRIMARY KEY, seq bigint UNIQUE, type text COLLATE "C" NOT NULL, time text COLLATE "C" NOT NULL,

@@ -1,5 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import type { CounterStore, CounterWindow } from '../store.ts';
+import { sqliteDialect } from './sqlite-dialect.ts';
 
 /** Fixed-window counters in the database file: every process on the file counts together (one writer). */
 export const sqliteCounters = (db: Database): CounterStore => {
@@ -13,7 +14,7 @@ export const sqliteCounters = (db: Database): CounterStore => {
     RETURNING count, reset_at AS resetAt`);
   const peek = db.prepare('SELECT count, reset_at AS resetAt FROM _ninefold_counters WHERE key = ? AND reset_at > ?');
   const purge = db.prepare(
-    'DELETE FROM _ninefold_counters WHERE key IN (SELECT key FROM _ninefold_counters WHERE reset_at <= ? LIMIT ?)',
+    `DELETE FROM _ninefold_counters WHERE key IN (SELECT key FROM _ninefold_counters WHERE reset_at <= ? LIMIT ${sqliteDialect.limitMarker})`,
   );
   const reset = db.prepare('DELETE FROM _ninefold_counters WHERE key = ?');
   return {

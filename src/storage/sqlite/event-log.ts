@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import { eventId, parseEventId } from '../event-ids.ts';
 import type { EventLog, NewEvent, StoredEvent } from '../store.ts';
 import type { BatchTail, GroupCommit } from './group-commit.ts';
+import { sqliteDialect } from './sqlite-dialect.ts';
 
 interface EventRow {
   seq: number;
@@ -118,7 +119,9 @@ export const sqliteEventLog = (
     let st = statements.get(types);
     if (!st) {
       const filter = types ? ` AND type IN (${Array.from({ length: types }, () => '?').join(', ')})` : '';
-      st = read().prepare(`SELECT * FROM _ninefold_events WHERE seq > ?${filter} ORDER BY seq LIMIT ?`);
+      st = read().prepare(
+        `SELECT * FROM _ninefold_events WHERE seq > ?${filter} ORDER BY seq LIMIT ${sqliteDialect.limitMarker}`,
+      );
       if (statements.size < 64) statements.set(types, st);
     }
     return st;

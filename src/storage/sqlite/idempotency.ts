@@ -1,5 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import type { IdempotencyStore, StoredResponse } from '../store.ts';
+import { sqliteDialect } from './sqlite-dialect.ts';
 
 /** A claim not completed yet: its status is 0 until its transaction saves the answer. */
 const RUNNING = 0;
@@ -25,7 +26,7 @@ export const sqliteIdempotency = (db: Database): IdempotencyStore => {
     'UPDATE _ninefold_idempotency SET fingerprint = ?, status = ?, headers = ?, body = ? WHERE caller = ? AND key = ?',
   );
   const purge = db.prepare(
-    'DELETE FROM _ninefold_idempotency WHERE rowid IN (SELECT rowid FROM _ninefold_idempotency WHERE created_at < ? ORDER BY created_at LIMIT ?)',
+    `DELETE FROM _ninefold_idempotency WHERE rowid IN (SELECT rowid FROM _ninefold_idempotency WHERE created_at < ? ORDER BY created_at LIMIT ${sqliteDialect.limitMarker})`,
   );
   return {
     async claim(caller, key, now) {

@@ -1,5 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import type { HistoryEntry, StateLog, Timer } from '../store.ts';
+import { sqliteDialect } from './sqlite-dialect.ts';
 
 /** Transition history and durable timers, in the same database file as the records. */
 export const sqliteStateLog = (db: Database): StateLog => {
@@ -24,7 +25,7 @@ export const sqliteStateLog = (db: Database): StateLog => {
   const cancel = db.prepare('DELETE FROM _ninefold_timers WHERE resource = ? AND record_id = ?');
   // One statement: SQLite's single writer makes the lease atomic across processes sharing the file.
   const claim = db.prepare(`UPDATE _ninefold_timers SET owner = ?, lease_until = ?
-    WHERE id IN (SELECT id FROM _ninefold_timers WHERE due_at <= ? AND (lease_until IS NULL OR lease_until < ?) ORDER BY due_at LIMIT ?)
+    WHERE id IN (SELECT id FROM _ninefold_timers WHERE due_at <= ? AND (lease_until IS NULL OR lease_until < ?) ORDER BY due_at LIMIT ${sqliteDialect.limitMarker})
     RETURNING id, resource, record_id AS recordId, transition, from_state AS fromState, due_at AS dueAt`);
   const finish = db.prepare('DELETE FROM _ninefold_timers WHERE id = ?');
   const nextDue = db.prepare('SELECT min(due_at) AS due FROM _ninefold_timers');

@@ -1,5 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import type { Delivery, DeliveryAttempt, WebhookEndpoint, WebhookStore } from '../store.ts';
+import { sqliteDialect } from './sqlite-dialect.ts';
 
 interface EndpointRow {
   id: string;
@@ -148,11 +149,13 @@ export const sqliteWebhooks = (db: Database): WebhookStore => {
   );
   const due = db.prepare(`SELECT * FROM _ninefold_deliveries
     WHERE state = 'pending' AND next_at <= ? AND (lease_until IS NULL OR lease_until <= ?)
-    ORDER BY next_at, id LIMIT ?`);
+    ORDER BY next_at, id LIMIT ${sqliteDialect.limitMarker}`);
   const claim = db.prepare(
     'UPDATE _ninefold_deliveries SET lease_owner = ?, lease_until = ? WHERE id = ? AND (lease_until IS NULL OR lease_until <= ?)',
   );
-  const byEndpoint = db.prepare('SELECT * FROM _ninefold_deliveries WHERE endpoint_id = ? ORDER BY id DESC LIMIT ?');
+  const byEndpoint = db.prepare(
+    `SELECT * FROM _ninefold_deliveries WHERE endpoint_id = ? ORDER BY id DESC LIMIT ${sqliteDialect.limitMarker}`,
+  );
   const attemptsOf = db.prepare(
     'SELECT at, status, duration_ms, error FROM _ninefold_delivery_attempts WHERE delivery_id = ? ORDER BY rowid',
   );
