@@ -1,6 +1,5 @@
 import { existsSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { setFlagsFromString } from 'node:v8';
 import { createDrain, DEFAULT_GRACE_MS } from '../runtime/drain.ts';
 import { precompileModule } from '../spec/import-module.ts';
 import type { Store } from '../storage/store.ts';
@@ -180,15 +179,6 @@ export const serveCommand: Command<typeof OPTIONS> = {
     process.stdout.write(
       `${plan.service.title} is serving at ${address}\n  docs:     ${address}/docs\n  spec:     ${address}/docs/spec\n  openapi:  ${address}/openapi.json\n  database: ${shownTarget(dbPath)}\n`,
     );
-    // A server's objects live for one request, or for the whole process. V8's allocation-site pretenuring guesses
-    // from a sample which literals are long-lived and then allocates every object of such a site in the old
-    // generation, which only full collections free: it guessed wrong on a list page with two computed fields (the
-    // old generation then grew by megabytes per young collection, and full collections followed in steady state;
-    // bench/RESULTS.md, "Computed fields").
-    // Set once the port is open, not before: Node's modules loaded after a V8 flag changes seem to miss Node's
-    // built-in code cache (another flag set at start cost about 145 M more instructions to the first answer,
-    // bench/RESULTS.md "Start-up, round 3").
-    setFlagsFromString('--no-allocation-site-pretenuring');
     return new Promise<number>((done) => {
       let stopping = false;
       const stop = async (signal: string) => {
