@@ -68,6 +68,19 @@ describe('counts kept by the database (tallies)', () => {
     ]);
   });
 
+  it('compiles a count that leaves out the caller to a tally less one probe, on a field every record holds', () => {
+    const plan = planOf(
+      spec(
+        `${COUNTS}\n      byOthers: { type: integer, cel: "count(Star, s, s.repo == record.id && s.user != caller)" }` +
+          `\n      openByOthers: { type: integer, cel: "count(Issue, i, i.repo == record.id && i.status != caller)" }`,
+      ),
+    );
+    const fields = new Map((plan.resourcesByName.get('Repo')?.computed ?? []).map((f) => [f.name, f.tally]));
+    // Star.user is required: the tally of the repo's stars less the caller's; Issue.status may be missing.
+    expect(fields.get('byOthers')).toMatchObject({ from: 'Star', via: 'repo', where: [], less: 'user' });
+    expect(fields.get('openByOthers')).toBeUndefined();
+  });
+
   it('follows creates, updates that move a record in or out, moves between parents, deletes and cascades', async () => {
     const s = await serve(COUNTS);
     const a = await create(s, '/repos', { name: 'a' });

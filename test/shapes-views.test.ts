@@ -26,6 +26,7 @@ resources:
     computed:
       favorited: { type: boolean, cel: "exists(Favorite, f, f.user == caller && f.article == record.id)" }
       favoritesCount: { type: integer, cel: "count(Favorite, f, f.article == record.id)" }
+      byOthers: { type: integer, cel: "count(Favorite, f, f.article == record.id && f.user != caller)" }
   Favorite:
     fields:
       user: { type: ref, to: User, required: true }
@@ -112,10 +113,12 @@ describe('views and computed fields', () => {
   });
   afterAll(() => s?.close({ remove: true }));
 
-  const expected = (i: number, caller: 'bob' | 'cy' | 'anon') => ({
-    favorited: caller === 'bob' ? i < 10 : caller === 'cy' ? i % 2 === 0 : false,
-    favoritesCount: (i < 10 ? 1 : 0) + (i % 2 === 0 ? 1 : 0),
-  });
+  const expected = (i: number, caller: 'bob' | 'cy' | 'anon') => {
+    const favorited = caller === 'bob' ? i < 10 : caller === 'cy' ? i % 2 === 0 : false;
+    const favoritesCount = (i < 10 ? 1 : 0) + (i % 2 === 0 ? 1 : 0);
+    // The favourites by others: the tally less the caller's own; an anonymous caller's `!=` never holds.
+    return { favorited, favoritesCount, byOthers: caller === 'anon' ? 0 : favoritesCount - (favorited ? 1 : 0) };
+  };
 
   it('answers a page of 20 with per-caller fields, in one query', async () => {
     for (const caller of ['bob', 'cy', 'anon'] as const) {
@@ -123,11 +126,14 @@ describe('views and computed fields', () => {
       const page = await call(s.url, 'GET', '/articles', caller === 'anon' ? {} : { headers: as[caller] });
       expect(page.status).toBe(200);
       expect(counts.reads).toBe(1);
-      const data = (page.body as { data: Array<{ id: string; favorited: boolean; favoritesCount: number }> }).data;
+      const data = (
+        page.body as { data: Array<{ id: string; favorited: boolean; favoritesCount: number; byOthers: number }> }
+      ).data;
       expect(data).toHaveLength(20);
       for (const record of data) {
         const i = articles.indexOf(record.id);
-        expect({ favorited: record.favorited, favoritesCount: record.favoritesCount }).toEqual(expected(i, caller));
+        const { favorited, favoritesCount, byOthers } = record;
+        expect({ favorited, favoritesCount, byOthers }).toEqual(expected(i, caller));
       }
     }
   });

@@ -67,6 +67,8 @@ export interface ComputedColumn {
   readonly terms: readonly ComputedTerm[];
   /** The column the database keeps this count in (a tally): read it instead of counting. */
   readonly tally?: string;
+  /** With `tally`: the count is the tally less the records that meet `terms` (one probe, not a walk over them all). */
+  readonly less?: boolean;
 }
 
 /**

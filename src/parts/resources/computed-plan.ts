@@ -6,14 +6,25 @@ import { resourceEndpointsSpec } from '../endpoints/plan.ts';
 import { type ComputedScope, compileComputed, isComputedProblem } from './computed-cel.ts';
 import { computedScope } from './computed-scope.ts';
 import { tallyOf } from './computed-tally.ts';
+import { fieldMap, resourceMap } from './lookup.ts';
 import type { ResourceSpec } from './schema.ts';
 import type { ComputedSpec } from './view-schema.ts';
 
-const planOne = (scope: ComputedScope, resource: string, name: string, c: ComputedSpec): ComputedFieldPlan => {
+const SYSTEM_FIELDS = new Set(['id', 'createdAt', 'updatedAt']);
+
+const planOne = (
+  spec: ServiceSpec,
+  scope: ComputedScope,
+  resource: string,
+  name: string,
+  c: ComputedSpec,
+): ComputedFieldPlan => {
   const query = compileComputed(c.cel, resource, c.type, scope);
   // The spec was checked: a problem here is a bug in the checker, not the user's.
   if (isComputedProblem(query)) throw new Error(`${resource}.computed.${name}: ${query.reason}`);
-  const tally = tallyOf(resource, query);
+  const fields = fieldMap(resourceMap(spec).get(query.from));
+  const required = (field: string) => SYSTEM_FIELDS.has(field) || fields.get(field)?.required === true;
+  const tally = tallyOf(resource, query, required);
   return {
     name,
     type: c.type,
@@ -35,11 +46,11 @@ export const planComputedAndViews = (
   answerViews: Partial<Record<Operation, string>>;
 } => {
   const scope = computedScope(spec);
-  const computed = Object.entries(resource.computed ?? {}).map(([n, c]) => planOne(scope, name, n, c));
+  const computed = Object.entries(resource.computed ?? {}).map(([n, c]) => planOne(spec, scope, name, n, c));
   const byName = new Map(computed.map((c) => [c.name, c]));
   const views = new Map(
     Object.entries(resource.views ?? {}).map(([viewName, v]): [string, ViewPlan] => {
-      const own = Object.entries(v.computed ?? {}).map(([n, c]) => planOne(scope, name, n, c));
+      const own = Object.entries(v.computed ?? {}).map(([n, c]) => planOne(spec, scope, name, n, c));
       const shown = [...v.fields.flatMap((f) => byName.get(f) ?? []), ...own];
       return [
         viewName,

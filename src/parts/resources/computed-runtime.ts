@@ -34,15 +34,26 @@ export const computedColumns = (
   const found = made?.get(fields);
   if (found) return found;
   const vars = computedVars(principal);
-  const columns = fields.map((c) => ({
-    name: c.name,
-    kind: c.query.kind,
-    from: c.query.from,
-    terms: c.query.terms.map((t) =>
-      'record' in t ? t : { field: t.field, op: t.op, value: t.value(vars) as unknown },
-    ),
-    ...(c.tally ? { tally: c.tally.column } : {}),
-  }));
+  const columns = fields.map((c) => {
+    // A tally less the caller's own records: the records to take away are those the `!=` term leaves out.
+    const less = c.tally?.less !== undefined;
+    return {
+      name: c.name,
+      kind: c.query.kind,
+      from: c.query.from,
+      terms: c.query.terms.map((t) =>
+        'record' in t
+          ? t
+          : {
+              field: t.field,
+              op: less && t.constant === undefined ? ('eq' as const) : t.op,
+              value: t.value(vars) as unknown,
+            },
+      ),
+      ...(c.tally ? { tally: c.tally.column } : {}),
+      ...(less ? { less } : {}),
+    };
+  });
   made?.set(fields, columns);
   return columns;
 };

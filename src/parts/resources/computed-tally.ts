@@ -20,25 +20,38 @@ export interface TallyPlan {
     readonly op: CompareOp;
     readonly value: string | number | boolean;
   }>;
+  /**
+   * A count that leaves out the caller's own records (`s.user != caller`) is this tally less the records whose
+   * `less` field equals the caller's value: one index probe per row instead of a walk over every counted record.
+   */
+  readonly less?: string;
 }
 
 /**
  * The tally a `count(...)` compiles to, when it can be kept by triggers: one term ties the counted record to this
  * record's id, and every other term compares with a constant. A count that reads the caller is per request and
- * stays a subquery.
+ * stays a subquery, but for one shape: a single `!=` against a per-request value on a field every record holds
+ * (`required`: `<>` leaves out no NULL the tally counts), which is the tally of the other terms less one probe.
  */
-export const tallyOf = (resource: string, query: ComputedQueryPlan): TallyPlan | undefined => {
+export const tallyOf = (
+  resource: string,
+  query: ComputedQueryPlan,
+  required: (field: string) => boolean = () => false,
+): TallyPlan | undefined => {
   if (query.kind !== 'count') return undefined;
   const links = query.terms.filter((t) => 'record' in t);
   const link = links[0];
   if (links.length !== 1 || !link || !('record' in link) || link.record !== 'id' || link.op !== 'eq') return undefined;
   const where: Array<TallyPlan['where'][number]> = [];
+  let less: string | undefined;
   for (const t of query.terms) {
     if ('record' in t) continue;
-    if (t.constant === undefined) return undefined;
-    where.push({ field: t.field, op: t.op, value: t.constant });
+    if (t.constant !== undefined) where.push({ field: t.field, op: t.op, value: t.constant });
+    else if (t.op === 'ne' && less === undefined && required(t.field)) less = t.field;
+    else return undefined;
   }
+  // The column is the count of the other terms: a count without the `!=` term shares it.
   const key = JSON.stringify([resource, query.from, link.field, where]);
   const column = `nf_tally_${createHash('sha256').update(key).digest('hex').slice(0, 12)}`;
-  return { column, from: query.from, via: link.field, where };
+  return { column, from: query.from, via: link.field, where, ...(less !== undefined ? { less } : {}) };
 };

@@ -31,7 +31,7 @@ export const computedShapeKey = (columns: readonly ComputedColumn[] | undefined)
   const key = `|x:${columns
     .map(
       (c) =>
-        `${c.name}:${c.kind}:${c.tally ?? c.from}(${c.terms.map((t) => `${t.field}${t.op}${'record' in t ? `r.${t.record}` : isVoid(t) ? '0' : '?'}`).join(',')})`,
+        `${c.name}:${c.kind}:${c.tally ?? c.from}${c.less ? '-' : ''}(${c.terms.map((t) => `${t.field}${t.op}${'record' in t ? `r.${t.record}` : isVoid(t) ? '0' : '?'}`).join(',')})`,
     )
     .join(';')}`;
   shapeKeys.set(columns, key);
@@ -55,7 +55,10 @@ export const buildComputedSql = (
   const outerTable = quote(outer.table);
   const aliases = columns.map((_, i) => alias(i));
   const parts = columns.map((c, i) => {
-    if (c.tally) return `${outerTable}.${quote(c.tally)} AS ${quote(alias(i))}`;
+    const tally = c.tally && `${outerTable}.${quote(c.tally)}`;
+    if (tally && !c.less) return `${tally} AS ${quote(alias(i))}`;
+    // A comparison with a missing value never holds: the count the tally is taken from is then 0.
+    if (tally && c.terms.some(isVoid)) return `0 AS ${quote(alias(i))}`;
     const from = resourceOf(c.from);
     const inner = quote(`nf_c${i}`);
     const terms = c.terms.map((t) => {
@@ -72,6 +75,7 @@ export const buildComputedSql = (
     // Not `EXISTS (…)`: PostgreSQL may run an EXISTS in the select list as a hashed subplan that reads every
     // matching row of the counted table (all of the caller's favourites) before the page's first row, 40 ms instead
     // of 0.2 for a page of 20; a scalar subquery with LIMIT 1 stays a per-row index probe on both backends.
+    if (tally) return `(${tally} - (SELECT CAST(count(*) AS INTEGER) ${body})) AS ${quote(alias(i))}`;
     return c.kind === 'exists'
       ? `COALESCE((SELECT 1 ${body} LIMIT 1), 0) AS ${quote(alias(i))}`
       : `(SELECT CAST(count(*) AS INTEGER) ${body}) AS ${quote(alias(i))}`;
@@ -83,7 +87,9 @@ export const buildComputedSql = (
       let values = bound.get(cols);
       if (!values) {
         values = cols.flatMap((c) =>
-          (c.tally ? [] : c.terms).flatMap((t) => ('value' in t && !isVoid(t) ? [dialect.bind(t.value)] : [])),
+          (c.tally && (!c.less || c.terms.some(isVoid)) ? [] : c.terms).flatMap((t) =>
+            'value' in t && !isVoid(t) ? [dialect.bind(t.value)] : [],
+          ),
         );
         bound.set(cols, values);
       }
