@@ -1,7 +1,8 @@
 // node bench/computed.mjs — what two per-caller computed fields cost a list of 20, on SQLite and on PostgreSQL.
 //   on     Ninefold serving bench/computed.yaml: GET /articles?limit=20 with `favorited` (exists, a correlated
 //          subquery in the page's own SELECT) and `favoritesCount` (count, a tally column the database keeps)
-//   caller the same with a count that reads the caller (bench/computed-caller.yaml): a subquery per row, no tally
+//   caller the same with a count that reads the caller (bench/computed-caller.yaml, favourites by others): the tally
+//          less the caller's own, a second probe per row
 //   off  the same server on bench/computed-off.yaml: the same tables and rows, no computed fields
 // Both answer the same caller (an API key whose subject is a user with favourites). Lines are interleaved, every line
 // once per round; each run is a fresh server process pinned to SERVER_CPU, wrk pinned to CLIENT_CPU, a warm-up
