@@ -232,8 +232,10 @@ const measure = async (server, name, round) => {
     const p0 = await pgTicks(server, port);
     if (env.COUNT_DIR) child.kill('SIGUSR2');
     const t0 = cpuTicks(child.pid);
+    const w0 = performance.now();
     const bad = await fire(port, line, N, (i) => line.path(ids, WARM + i, server));
     const t1 = cpuTicks(child.pid);
+    const rps = (N * 1000) / (performance.now() - w0);
     if (env.COUNT_DIR) child.kill('SIGUSR2');
     const p1 = await pgTicks(server, port);
     if (env.CALLGRIND) await callgrindControl('-d', child.pid);
@@ -246,6 +248,7 @@ const measure = async (server, name, round) => {
       sys: ((t1.sys - t0.sys) * TICK_US) / N,
       bad: bad0 + bad,
       pg: (pgSpent(p0, p1) * TICK_US) / N,
+      rps,
     };
     if (line.webhook) {
       const stats = async () => (await (await fetch(`http://127.0.0.1:${RECEIVER_PORT}/stats`)).json()).count;
@@ -263,7 +266,8 @@ const measure = async (server, name, round) => {
 
 const fmt = (n) => (Number.isFinite(n) ? n.toFixed(0) : 'n/a');
 /** CPU per request, and the part of it spent in the kernel (system calls: sockets to PostgreSQL and the client). */
-const cpu = (m) => `${fmt(m.us)} µs/req (sys ${fmt(m.sys)}${env.PG_CPU ? `, PostgreSQL backends ${fmt(m.pg)}` : ''})`;
+const cpu = (m) =>
+  `${fmt(m.us)} µs/req (sys ${fmt(m.sys)}${env.PG_CPU ? `, PostgreSQL backends ${fmt(m.pg)}` : ''}; ${fmt(m.rps)} req/s)`;
 try {
   for (let round = 1; round <= ROUNDS; round++) {
     for (const name of WANTED) {

@@ -24,7 +24,7 @@ const toEvent = (r: EventRow): StoredEvent => ({
 const SEQUENCE = 'SELECT _ninefold_sequence_events()';
 const ignore = () => undefined;
 /** The background sequencer starts at most one run per this many ms (a stream on another instance waits up to it). */
-const PACE_MS = 10;
+const PACE_MS = 20;
 const COLUMNS = 'seq, type, time, resource, record_id, data';
 
 /**
