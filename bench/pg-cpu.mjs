@@ -13,6 +13,7 @@
 //                 CALLGRIND=<dir> (each server runs under `valgrind --tool=callgrind`, its counters zeroed after the
 //                 warm-up and dumped after the measured requests into <dir>: instructions per request, whatever the load;
 //                 node runs --single-threaded there)
+//                 RATE=<req/s> (the requests at this rate, all connections together, instead of as fast as answered)
 //                 PG_CPU=1 (also the CPU of the server's PostgreSQL backends over the measured requests: the
 //                 server connects with PGAPPNAME=bench-<server>-<port>, its backends are found in pg_stat_activity and
 //                 their /proc/<pid>/stat read; PostgreSQL's shared background processes are not counted)
@@ -169,6 +170,7 @@ const fire = (port, line, amount, path) =>
         url: `http://127.0.0.1:${port}`,
         connections: CONNS,
         amount,
+        ...(env.RATE ? { overallRate: Number(env.RATE) } : {}),
         requests: [
           {
             method: line.method,
