@@ -42,7 +42,8 @@ export const postgresEventLog = (db: PgPool): EventLog & { sequence(): Promise<v
   // A committed writer does not wait for the sequencer (its own transaction and WAL flush, serialised on a lock): it
   // starts a run in the background, and writers that commit while one is under way or waiting share the next, which
   // starts after their commit. Runs start at most one per PACE_MS: under load one run numbers the events of many
-  // requests (a run costs PostgreSQL about the same for 1 event as for 50), and a lone write is numbered at once.
+  // requests (a run costs PostgreSQL about 0.4 ms besides some 20 µs per event it numbers, bench/RESULTS.md), and a
+  // lone write is numbered at once.
   // Its NOTIFY wakes the readers of every instance (this one's too), which run the sequencer again before reading: no
   // reader misses a committed event, whether or not the background run got to it (the process may die first).
   let running = false;
