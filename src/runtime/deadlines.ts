@@ -11,7 +11,9 @@ class RequestDeadline implements Deadline {
   #controller: AbortController | undefined;
   constructor(
     readonly due: number,
-    readonly onExpire: () => void,
+    /** Called with `owner` when the budget is spent: one function per route, not a closure per request. */
+    readonly onExpire: (owner: never) => void,
+    readonly owner: unknown,
   ) {}
   get signal(): AbortSignal {
     this.#controller ??= new AbortController();
@@ -21,7 +23,7 @@ class RequestDeadline implements Deadline {
   expire() {
     this.expired = true;
     this.#controller?.abort();
-    this.onExpire();
+    (this.onExpire as (owner: unknown) => void)(this.owner);
   }
 }
 
@@ -47,9 +49,12 @@ export const createDeadlines = (shortestBudgetMs: number) => {
     }
   };
   return {
-    /** Starts a request's budget of `budgetMs`; `elapsedMs` of it were spent before the handler started. */
-    open(budgetMs: number, elapsedMs: number, onExpire: () => void): RequestDeadline {
-      const deadline = new RequestDeadline(performance.now() + budgetMs - elapsedMs, onExpire);
+    /**
+     * Starts a request's budget of `budgetMs`; `elapsedMs` of it were spent before the handler started. Once it is
+     * spent, `onExpire(owner)` answers the request.
+     */
+    open<T>(budgetMs: number, elapsedMs: number, onExpire: (owner: T) => void, owner: T): RequestDeadline {
+      const deadline = new RequestDeadline(performance.now() + budgetMs - elapsedMs, onExpire, owner);
       open.add(deadline);
       if (!timer) {
         timer = setInterval(sweep, sweepMs);
