@@ -8,6 +8,8 @@
 // env (defaults): SERVERS=nf,nf-auth,fx  WARM=3000  N=2000  CONNS=10  ITEMS=200  OUT=/tmp/grind-get
 //                 NF_B=<another checkout's bin/ninefold.js> (adds server `nfB`: that build, serving bench/items.yaml)
 //                 GRIND=0 (no valgrind: CPU time per request from /proc, for a quick look)
+//                 NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' (node flags for the servers, space-separated)
+//                 STRACE=1 (with GRIND=0: `strace -c -f` over the counted requests, into OUT/<server>.strace.txt)
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -87,6 +89,7 @@ const fxDb = join(dir, 'items.sqlite');
 const fxIds = seedBaseline(fxDb);
 
 const start = (server, port) => {
+  const flags = env.NODE_ARGS ? env.NODE_ARGS.split(' ') : [];
   const args =
     server === 'fx'
       ? [join(BENCH, 'baseline-fastify.mjs')]
@@ -108,9 +111,10 @@ const start = (server, port) => {
         `--callgrind-out-file=${OUT}/${server}.%p.out`,
         process.execPath,
         '--single-threaded',
+        ...flags,
         ...args,
       ]
-    : [process.execPath, ...args];
+    : [process.execPath, ...flags, ...args];
   return spawn(cmd[0], cmd.slice(1), {
     stdio: ['ignore', 'ignore', 'inherit'],
     env: { ...env, PORT: String(port), DB: fxDb },
@@ -154,9 +158,18 @@ for (const [k, server] of SERVERS.entries()) {
     }
     const bad0 = await fire(port, WARM, ids, headers, 0);
     if (GRIND) await control('-z', child.pid);
+    const strace =
+      env.STRACE && !GRIND
+        ? spawn('strace', ['-c', '-f', '-o', `${OUT}/${server}.strace.txt`, '-p', String(child.pid)])
+        : undefined;
+    if (strace) await sleep(500);
     const t0 = cpuMs(child.pid);
     const bad = await fire(port, N, ids, headers, WARM);
     const t1 = cpuMs(child.pid);
+    if (strace) {
+      strace.kill('SIGINT');
+      await new Promise((r) => strace.once('exit', r));
+    }
     if (GRIND) await control('-d', child.pid);
     console.log(
       `${server}: ${N} GETs counted after ${WARM} (${bad0 + bad} not 2xx), CPU ${(((t1 - t0) * 1000) / N).toFixed(0)} µs/request${GRIND ? ` (under valgrind); counters in ${OUT}/${server}.${child.pid}.out*` : ''}`,
