@@ -6,9 +6,11 @@
 // `callgrind_annotate <file> | head` (the total over all threads; divide by N).
 //
 // env (defaults): SERVERS=nf,nf-auth,fx  WARM=3000  N=2000  CONNS=10  ITEMS=200  OUT=/tmp/grind-get
-//                 NF_B=<another checkout's bin/ninefold.js> (adds server `nfB`: that build, serving bench/items.yaml)
+//                 NF_B=<another checkout's bin/ninefold.js> (servers `nfB` and `nfB-auth`: that build, serving
+//                 bench/items.yaml and bench/items-auth.yaml)
 //                 GRIND=0 (no valgrind: CPU time per request from /proc, for a quick look)
 //                 NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' (node flags for the servers, space-separated)
+//                 PORT=18900 (the first server's; the next ones count up from it)
 //                 STRACE=1 (with GRIND=0: `strace -c -f` over the counted requests, into OUT/<server>.strace.txt)
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -94,9 +96,9 @@ const start = (server, port) => {
     server === 'fx'
       ? [join(BENCH, 'baseline-fastify.mjs')]
       : [
-          server === 'nfB' ? env.NF_B : join(ROOT, 'bin/ninefold.js'),
+          server.startsWith('nfB') ? env.NF_B : join(ROOT, 'bin/ninefold.js'),
           'serve',
-          join(BENCH, server === 'nf-auth' ? 'items-auth.yaml' : 'items.yaml'),
+          join(BENCH, server.endsWith('-auth') ? 'items-auth.yaml' : 'items.yaml'),
           '--port',
           String(port),
           '--db',
@@ -116,7 +118,8 @@ const start = (server, port) => {
       ]
     : [process.execPath, ...flags, ...args];
   return spawn(cmd[0], cmd.slice(1), {
-    stdio: ['ignore', 'ignore', 'inherit'],
+    // With NODE_ARGS (--trace-gc, say) the servers' own output is shown.
+    stdio: ['ignore', env.NODE_ARGS ? 'inherit' : 'ignore', 'inherit'],
     env: { ...env, PORT: String(port), DB: fxDb },
   });
 };
@@ -144,10 +147,10 @@ const fire = (port, amount, ids, headers, offset) =>
   });
 
 for (const [k, server] of SERVERS.entries()) {
-  const port = 18900 + k;
+  const port = Number(env.PORT ?? 18900) + k;
   const child = start(server, port);
   const ids = server === 'fx' ? fxIds : nf.ids;
-  const headers = server === 'nf-auth' ? { 'x-api-key': nf.key } : {};
+  const headers = server.endsWith('-auth') ? { 'x-api-key': nf.key } : {};
   try {
     for (let i = 0; ; i++) {
       try {
