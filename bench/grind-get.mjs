@@ -140,7 +140,9 @@ const fire = (port, amount, ids, headers, offset) =>
         url: `http://127.0.0.1:${port}`,
         connections: CONNS,
         amount,
-        requests: [{ method: 'GET', headers, setupRequest: (req) => ({ ...req, path: `/items/${ids[i++ % ids.length]}` }) }],
+        requests: [
+          { method: 'GET', headers, setupRequest: (req) => ({ ...req, path: `/items/${ids[i++ % ids.length]}` }) },
+        ],
       },
       (error, result) => (error ? fail(error) : ok(result.non2xx + result.errors)),
     );
