@@ -52,6 +52,7 @@ const compileScheme = (
       const keys = keyAuthenticator(name, store, now, plan.auth.keyPrefix);
       if (where === 'bearer' || where === 'basic') return authorizationKey(name, where, realm, keys);
       const param = spec.name ?? 'X-Api-Key';
+      const header = param.toLowerCase();
       return {
         known: keys.known,
         name,
@@ -60,7 +61,7 @@ const compileScheme = (
         fromCookie: where === 'cookie',
         read:
           where === 'header'
-            ? (s) => headerValue(s, param)
+            ? (s) => headerValue(s, header)
             : where === 'query'
               ? (s) => queryValue(s, param)
               : (s) => cookieValue(s, param),
@@ -189,6 +190,16 @@ export const createAuthenticator = (
     const names = access.kind === 'public' ? allNames : access.schemes;
     if (request.headers.authorization !== undefined && request.raw && authorizationLines(request.raw.rawHeaders) > 1) {
       throw new ApiError('ambiguous_credentials', 'The request carries more than one Authorization header.');
+    }
+    // The common case first, with nothing allocated: the route takes one scheme and its key is known.
+    if (names.length === 1) {
+      const scheme = schemes.get(names[0] as string);
+      const credential = scheme?.read(request);
+      const known = credential === undefined ? undefined : scheme?.known?.(credential);
+      if (known && scheme) {
+        if (scheme.fromCookie) csrfCheck(request);
+        return known;
+      }
     }
     // One credential per place: schemes that read the same place (two bearer schemes) try it in turn.
     const present: Array<[CompiledScheme[], string]> = [];

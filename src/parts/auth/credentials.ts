@@ -7,8 +7,8 @@ export interface CredentialSource {
 const single = (value: unknown): string | undefined =>
   typeof value === 'string' ? value : Array.isArray(value) && typeof value[0] === 'string' ? value[0] : undefined;
 
-export const headerValue = (source: CredentialSource, name: string): string | undefined =>
-  single(source.headers[name.toLowerCase()]);
+/** A header's one value; `name` in lower case, as Node keys them. */
+export const headerValue = (source: CredentialSource, name: string): string | undefined => single(source.headers[name]);
 
 export const queryValue = (source: CredentialSource, name: string): string | undefined => single(source.query[name]);
 

@@ -16,15 +16,23 @@ export const createReadableLookup = (
   computed: readonly ComputedFieldPlan[] = [],
 ) => {
   const ids = idPattern(resource);
-  const read = computed.length
-    ? async (id: string, principal: Principal | undefined) =>
-        (await ctx.store.list(resource.name, withComputed(byIds([id]), computed, principal))).rows[0]
-    : (id: string) => ctx.store.get(resource.name, id);
+  const read = readOf(ctx, resource, computed);
   return async (id: string, principal: Principal | undefined): Promise<Row | undefined> => {
     const row = ids.test(id) ? await read(id, principal) : undefined;
     return row && ctx.access.canRead(resource, principal, row) ? row : undefined;
   };
 };
+
+/** One record by id from the store, with `computed` for the caller when there are any (in the same query). */
+const readOf = (
+  ctx: RuntimeContext,
+  resource: ResourcePlan,
+  computed: readonly ComputedFieldPlan[],
+): ((id: string, principal: Principal | undefined) => Promise<Row | undefined>) =>
+  computed.length
+    ? async (id, principal) =>
+        (await ctx.store.list(resource.name, withComputed(byIds([id]), computed, principal))).rows[0]
+    : (id) => ctx.store.get(resource.name, id);
 
 export const notFound = (resource: ResourcePlan, id: string) =>
   new ApiError('not_found', `No ${resource.name} with id ${id}.`);
@@ -38,12 +46,20 @@ export const createRecordLoader = (
   resource: ResourcePlan,
   computed: readonly ComputedFieldPlan[] = [],
 ) => {
-  const readable = createReadableLookup(ctx, resource, computed);
+  // The lookup above, inlined: one async function per request on the way to every record route's row.
+  const ids = idPattern(resource);
+  const read = readOf(ctx, resource, computed);
+  const { parentParams } = resource;
   return async (input: HandlerInput): Promise<Row> => {
     const id = input.params.id ?? '';
-    const row = await readable(id, input.principal);
+    const { principal, params } = input;
+    const row = ids.test(id) ? await read(id, principal) : undefined;
     // A record the caller may not read answers exactly like one that does not exist.
-    if (!row || resource.parentParams.some((p) => p.param in input.params && row[p.field] !== input.params[p.param]))
+    if (
+      !row ||
+      !ctx.access.canRead(resource, principal, row) ||
+      (parentParams.length > 0 && parentParams.some((p) => p.param in params && row[p.field] !== params[p.param]))
+    )
       throw notFound(resource, id);
     return row;
   };

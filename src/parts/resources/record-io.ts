@@ -102,23 +102,25 @@ const compileRecordWriter = (resource: ResourcePlan) => {
     if (!compiled) compiled = fastJson(recordSchema(resource) as unknown as Parameters<typeof fastJson>[0]);
     return compiled(value);
   };
-  const toApi = (row: Row): Record<string, unknown> => {
-    // Same key order as the compiled stringifier writes (required system fields first), so a record reads the
-    // same in a list page as on its own.
-    const out: Record<string, unknown> = {
-      id: integerId ? numeric(row.id) : row.id,
-      createdAt: row.createdAt,
-      updatedAt: row.updatedAt,
-    };
-    for (const f of visible) {
-      const v = integerRefs.has(f.name) ? numeric(row[f.name]) : row[f.name];
-      if (v !== null && v !== undefined) out[f.name] = v;
-      else if (f.nullable) out[f.name] = null;
-    }
-    // Computed fields are in a row only when its query computed them for the caller (never in events).
-    for (const c of computed) if (row[c.name] !== undefined) out[c.name] = row[c.name];
+  // Same key order as the compiled stringifier writes (required system fields first), so a record reads the
+  // same in a list page as on its own. Computed fields are in a row only when its query computed them for the
+  // caller (never in events). Compiled to code with every field's name written out: a loop over the fields
+  // loaded and stored by computed name, megamorphic accesses for every field of every record answered.
+  const key = (name: string) => JSON.stringify(name);
+  const body = `return (row) => {
+    const out = { id: ${integerId ? 'numeric(row.id)' : 'row.id'}, createdAt: row.createdAt, updatedAt: row.updatedAt };
+    let v;
+    ${visible
+      .map(
+        (f) =>
+          `v = ${integerRefs.has(f.name) ? `numeric(row[${key(f.name)}])` : `row[${key(f.name)}]`};
+    if (v !== null && v !== undefined) out[${key(f.name)}] = v;${f.nullable ? ` else out[${key(f.name)}] = null;` : ''}`,
+      )
+      .join('\n    ')}
+    ${computed.map((c) => `if (row[${key(c.name)}] !== undefined) out[${key(c.name)}] = row[${key(c.name)}];`).join('\n    ')}
     return out;
-  };
+  };`;
+  const toApi = new Function('numeric', body)(numeric) as (row: Row) => Record<string, unknown>;
   /** What a caller sees: `hidden` fields (readable only by other roles, secrets) left out. */
   const visibleTo = (row: Row, hidden: ReadonlySet<string>): Row => {
     if (hidden.size === 0) return row;

@@ -55,9 +55,18 @@ export const compileRecordHandlers = (ctx: RuntimeContext, resource: ResourcePla
   const answerWith = (status: number, row: Row, body: string, extra?: Record<string, string>) => ({
     status,
     body,
-    headers: { 'content-type': JSON_TYPE, etag: etagOf(row), ...extra },
+    headers: extra
+      ? { 'content-type': JSON_TYPE, etag: etagOf(row), ...extra }
+      : { 'content-type': JSON_TYPE, etag: etagOf(row) },
   });
-  /** The operation's answer: the record or the operation's view, with its computed fields for this caller. */
+  // The answer shape of each operation, looked up once, not per request.
+  const shapeOf = new Map(
+    (['get', 'create', 'update', 'replace'] as const).map((op) => [op as Operation, shapes.shapeOf(op)]),
+  );
+  /**
+   * The operation's answer: the record or the operation's view, with its computed fields for this caller (already
+   * in `row` when `computedRead`), and the `references` embedded.
+   */
   const respond = async (
     input: HandlerInput,
     op: Operation,
@@ -65,12 +74,11 @@ export const compileRecordHandlers = (ctx: RuntimeContext, resource: ResourcePla
     row: Row,
     extra?: Record<string, string>,
     computedRead = false,
+    references: readonly string[] = embedded,
   ) => {
-    const shape = shapes.shapeOf(op);
-    const references = op === 'get' ? mergeNames(embedded, parseExpand(resource, input.query, false)) : embedded;
+    const shape = shapeOf.get(op) ?? shapes.shapeOf(op);
     const [shown = row] = computedRead ? [row] : await shapes.fill([row], shape.computed, input.principal);
-    const hidden = ctx.access.hiddenFields(resource, input.principal);
-    const visible = writer.visibleTo(shown, hidden);
+    const visible = writer.visibleTo(shown, ctx.access.hiddenFields(resource, input.principal));
     if (references.length === 0) return answerWith(status, row, shape.writer.serialize(visible), extra);
     const answer = shape.writer.toApi(visible);
     await embed([answer], references, input.principal);
@@ -234,11 +242,16 @@ export const compileRecordHandlers = (ctx: RuntimeContext, resource: ResourcePla
 
   // A read's computed fields come in the record's own query.
   const loadShown = createRecordLoader(ctx, resource, shapes.shapeOf('get').computed);
+  const getShape = shapes.shapeOf('get');
   const get: Handler = async (input) => {
     const row = await loadShown(input);
     // The client's copy is current: 304 with the tag, no body (RFC 9110 §13.1.2).
     if (noneMatch(input.headers['if-none-match'], row)) return { status: 304, headers: { etag: etagOf(row) } };
-    return respond(input, 'get', 200, row, undefined, true);
+    const references = mergeNames(embedded, parseExpand(resource, input.query, false));
+    if (references.length) return respond(input, 'get', 200, row, undefined, true, references);
+    // Nothing to embed: answered here, with no further promise.
+    const visible = writer.visibleTo(row, ctx.access.hiddenFields(resource, input.principal));
+    return answerWith(200, row, getShape.writer.serialize(visible));
   };
 
   const write = async (input: HandlerInput, op: 'update' | 'replace', next: Record<string, unknown>, current: Row) => {

@@ -179,6 +179,10 @@ export class GroupCommit {
 
   /** Commits the open batch now, settling every caller in it. */
   flush() {
+    // On Node 20 an enabled AsyncLocalStorage runs a hook for every promise the process makes, reads outside any
+    // transaction included: off once no caller is mid-work (the next caller's `run` turns it on again). Work a
+    // finished caller left running is outside its transaction either way.
+    if (this.#running === 0) this.#context.disable();
     const batch = this.#batch;
     if (!batch) return;
     this.#batch = undefined;

@@ -7,7 +7,7 @@ import { buildListSql, cursorValues, type ListSql, listShapeKey } from '../sql/l
 import { buildRelatedSql, relatedShapeKey } from '../sql/related-sql.ts';
 import type { CloseReport, DistinctQuery, ListQuery, Row, Store, UpdateExpectation } from '../store.ts';
 import { sqliteApiKeys } from './api-keys.ts';
-import { fromSqlite, quote, SYSTEM_COLUMNS, toSqlite } from './columns.ts';
+import { compileRowReader, quote, SYSTEM_COLUMNS, toSqlite } from './columns.ts';
 import { sqliteCounters } from './counters.ts';
 import { DatabaseFile } from './database-file.ts';
 import { sqliteEventLog } from './event-log.ts';
@@ -144,7 +144,6 @@ export class SqliteStore implements Store {
     const fields = plan.fields;
     const columns = ['id', 'created_at', 'updated_at', 'revision', ...fields.map((f) => f.column)];
     const writers = fields.map(toSqlite);
-    const readers = fields.map(fromSqlite);
     // NB: plain INSERT with .run(): `INSERT … RETURNING` through .get() keeps the statement open and starves
     // the WAL checkpoint (the -wal file then grows without bound).
     return {
@@ -155,20 +154,7 @@ export class SqliteStore implements Store {
       get: this.#db.prepare(`SELECT ${columns.map(quote).join(', ')} FROM ${t} WHERE id = ?`).raw(true),
       columns: columns.map(quote).join(', '),
       remove: this.#db.prepare(`DELETE FROM ${t} WHERE id = ?`),
-      toRow: (raw) => {
-        const row: Row = {
-          id: String(raw[0]),
-          createdAt: raw[1] as string,
-          updatedAt: raw[2] as string,
-          revision: raw[3] as number,
-        };
-        for (let i = 0; i < fields.length; i++) {
-          const f = fields[i] as (typeof fields)[number];
-          const v = raw[i + 4];
-          row[f.name] = v === null || v === undefined ? null : (readers[i] as (v: unknown) => unknown)(v);
-        }
-        return row;
-      },
+      toRow: compileRowReader(fields) as (raw: unknown[]) => Row,
       toParams: (row) => [
         row.id,
         row.createdAt,
