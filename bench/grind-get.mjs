@@ -68,7 +68,7 @@ const grind = async (bin, spec, port) => {
       '--log-level',
       'warn',
     ],
-    { stdio: ['ignore', 'ignore', 'inherit'] },
+    { stdio: ['ignore', 'ignore', 'inherit'], cwd: dir },
   );
   try {
     for (let i = 0; ; i++) {
@@ -116,6 +116,5 @@ for (const bin of BINS) {
     figures.push(await grind(bin, spec, port));
     console.log(`${bin} ${spec}: ${Math.round(figures.at(-1))} instructions/request`);
   }
-  if (figures.length === 2)
-    console.log(`${bin}: ${SPECS[1]} / ${SPECS[0]} = ${(figures[1] / figures[0]).toFixed(3)}`);
+  if (figures.length === 2) console.log(`${bin}: ${SPECS[1]} / ${SPECS[0]} = ${(figures[1] / figures[0]).toFixed(3)}`);
 }

@@ -1,3 +1,4 @@
+import type { FastifyReply } from 'fastify';
 import type { RatePlan } from '../../plan/types.ts';
 import type { CannedProblem } from '../../runtime/canned-problem.ts';
 import type { Exchange, Step } from '../../runtime/lifecycle.ts';
@@ -198,6 +199,29 @@ export const stateOf = (set: PolicySet, verdict: Verdict): string => {
   return state;
 };
 
+/** The symbol of a Fastify reply's header object: undefined until the first reply, null when it has none. */
+let replyHeaders: symbol | null | undefined;
+
+/**
+ * Adds the RateLimit fields to a reply. Fastify's `reply.header` lowercases the name and looks for Set-Cookie on
+ * each call; these names are lowercase already, so they go straight into the reply's header object (the one Fastify
+ * hands to Node's writeHead, found once by its symbol), or through `reply.header` if a Fastify has no such object.
+ */
+export const addFields = (reply: FastifyReply, policy: string, state: string): void => {
+  replyHeaders ??= Object.getOwnPropertySymbols(reply).find((s) => s.description === 'fastify.reply.headers') ?? null;
+  const headers =
+    replyHeaders === null
+      ? undefined
+      : (reply as unknown as Record<symbol, Record<string, unknown> | undefined>)[replyHeaders];
+  if (headers === undefined || typeof headers !== 'object') {
+    reply.header('ratelimit-policy', policy);
+    reply.header('ratelimit', state);
+    return;
+  }
+  headers['ratelimit-policy'] = policy;
+  headers.ratelimit = state;
+};
+
 /** The names of the policies a refused request is over, for `violated-policies`. */
 export const violatedOf = (set: PolicySet, verdict: Verdict): string[] =>
   verdict.violated.map((i) => (set.policies[i] as PreparedPolicy).name);
@@ -259,11 +283,7 @@ export const compileRateStep = (deps: RateDeps, route: PipelineRoute): Step | un
   const apply = (exchange: Exchange, set: PolicySet, verdict: Verdict, address: string | undefined) => {
     const state = stateOf(set, verdict);
     const { reply } = exchange;
-    if (verdict.allowed) {
-      reply.header('ratelimit-policy', set.header);
-      reply.header('ratelimit', state);
-      return;
-    }
+    if (verdict.allowed) return addFields(reply, set.header, state);
     refusal(violatedOf(set, verdict))(reply, {
       'ratelimit-policy': set.header,
       ratelimit: state,
@@ -282,18 +302,14 @@ export const compileRateStep = (deps: RateDeps, route: PipelineRoute): Step | un
     const { request, principal } = exchange;
     const decided = (request.raw as Decided)[DECIDED];
     if (decided !== undefined) {
-      if (decided === null) return;
-      exchange.reply.header('ratelimit-policy', decided.policy);
-      exchange.reply.header('ratelimit', decided.state);
+      if (decided !== null) addFields(exchange.reply, decided.policy, decided.state);
       return;
     }
     const set = principal === undefined ? anonymous : sets.of(principal);
     if (!set) return;
     const subject = byIp || !principal?.subject ? undefined : principal.subject;
     const address =
-      subject === undefined
-        ? deps.address(request.socket.remoteAddress ?? request.ip, request.headers)
-        : undefined;
+      subject === undefined ? deps.address(request.socket.remoteAddress ?? request.ip, request.headers) : undefined;
     let verdict: Verdict | Promise<Verdict>;
     try {
       const cells = address === undefined ? bySubject(set, subject as string) : byAddress(set, address);
