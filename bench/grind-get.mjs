@@ -7,7 +7,9 @@
 //
 // env (defaults): BINS=bin/ninefold.js (comma-separated builds to compare, each a bin/ninefold.js)
 // SPECS=items.yaml,items-rate.yaml  WARM=6000  N=5000  CONNS=20  KEEP= (a directory to keep the callgrind files in)
-// NODE_FLAGS= (more node flags, e.g. --perf-basic-prof to name the JIT code of the kept files from /tmp/perf-<pid>.map)
+// NODE_FLAGS (node flags; by default a fixed young generation and a large first old generation, so that scavenges
+// come at the same rate in every run and no mark-compact falls into the window: one moved a figure by 30 % here;
+// add --perf-basic-prof to name the JIT code of KEEP's files from /tmp/perf-<pid>.map)
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,6 +25,7 @@ const SPECS = (env.SPECS ?? 'items.yaml,items-rate.yaml').split(',');
 const WARM = Number(env.WARM ?? 6000);
 const N = Number(env.N ?? 5000);
 const CONNS = Number(env.CONNS ?? 20);
+const HEAP_FLAGS = '--min-semi-space-size=16 --max-semi-space-size=16 --initial-old-space-size=512';
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 const control = (flag, pid) =>
@@ -57,7 +60,7 @@ const grind = async (bin, spec, port) => {
       `--callgrind-out-file=${dir}/${spec}-${port}.%p.out`,
       process.execPath,
       '--single-threaded',
-      ...(env.NODE_FLAGS ? env.NODE_FLAGS.split(' ') : []),
+      ...(env.NODE_FLAGS ?? HEAP_FLAGS).split(' ').filter(Boolean),
       bin,
       'serve',
       join(BENCH, spec),
