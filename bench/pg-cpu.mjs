@@ -6,13 +6,17 @@
 // Run after `npx tsc -p tsconfig.json` (or `npm run build`).
 //
 // env (defaults): N=3000 (measured requests per line) WARM=600 CONNS=20 ITEMS=2000 ROUNDS=1
-//                 LINES=get,post,list,transition,post-hook PG_URL=postgres://postgres@127.0.0.1:5432/test
+//                 LINES=get,post,list,transition,post-hook (and post-events, not by default) PG_URL=postgres://postgres@127.0.0.1:5432/test
 //                 NF_B=<another checkout's bin/ninefold.js> (compare two builds of Ninefold, in place of the hand-written)
 //                 PROF=<dir> (the servers run under `node --cpu-prof --cpu-prof-dir=<dir>`)
 //                 STRACE=<dir> (`strace -c -f` on each server over the measured requests, written to <dir>)
 //                 CALLGRIND=<dir> (each server runs under `valgrind --tool=callgrind`, its counters zeroed after the
 //                 warm-up and dumped after the measured requests into <dir>: instructions per request, whatever the load;
 //                 node runs --single-threaded there)
+//                 RATE=<req/s> (the requests at this rate, all connections together, instead of as fast as answered)
+//                 PG_CPU=1 (also the CPU of the server's PostgreSQL backends over the measured requests: the
+//                 server connects with PGAPPNAME=bench-<server>-<port>, its backends are found in pg_stat_activity and
+//                 their /proc/<pid>/stat read; PostgreSQL's shared background processes are not counted)
 //                 PORT=18420 (Ninefold listens on PORT, the other server on PORT+1, the webhook receiver on PORT-19:
 //                 two runs side by side need two PORTs)
 import { spawn } from 'node:child_process';
@@ -117,7 +121,7 @@ const start = async (server, port, db, spec) => {
     : [process.execPath];
   const child = spawn(grind[0], [...grind.slice(1), ...args], {
     stdio: ['ignore', 'ignore', 'inherit'],
-    env: { ...env, PORT: String(port), DB: db },
+    env: { ...env, PORT: String(port), DB: db, PGAPPNAME: `bench-${server}-${port}` },
   });
   const probe = `http://127.0.0.1:${port}${server !== 'fx' ? '/healthz' : '/items/1'}`;
   for (let i = 0; i < (env.CALLGRIND ? 3000 : 300); i++) {
@@ -133,6 +137,24 @@ const callgrindControl = (flag, pid) =>
     const c = spawn('callgrind_control', [flag, String(pid)], { stdio: 'ignore' });
     c.once('exit', (code) => (code === 0 ? ok() : fail(new Error(`callgrind_control ${flag}: ${code}`))));
   });
+/** CPU ticks of every PostgreSQL backend the server has open, by pid. */
+const pgTicks = async (server, port) => {
+  if (!env.PG_CPU) return new Map();
+  const pids = await pgData.backends(`bench-${server}-${port}`);
+  const out = new Map();
+  for (const pid of pids) {
+    try {
+      const t = cpuTicks(pid);
+      out.set(pid, t.user + t.sys);
+    } catch {}
+  }
+  return out;
+};
+const pgSpent = (before, after) => {
+  let ticks = 0;
+  for (const [pid, t] of after) ticks += t - (before.get(pid) ?? 0);
+  return ticks;
+};
 const stop = async (child) => {
   const gone = new Promise((r) => child.once('exit', r));
   child.kill('SIGTERM');
@@ -148,6 +170,7 @@ const fire = (port, line, amount, path) =>
         url: `http://127.0.0.1:${port}`,
         connections: CONNS,
         amount,
+        ...(env.RATE ? { overallRate: Number(env.RATE) } : {}),
         requests: [
           {
             method: line.method,
@@ -172,6 +195,8 @@ const LINES = {
   },
   transition: { method: 'POST', body: '{}', path: (ids, i) => `/orders/${ids.orders[i]}/place` },
   'post-hook': { method: 'POST', body: POST_BODY, path: () => '/items', webhook: true, only: 'nf' },
+  // The outbox alone: events on, no endpoint subscribed (what the event row and its sequencing cost a create).
+  'post-events': { method: 'POST', body: POST_BODY, path: () => '/items', events: true, only: 'nf' },
 };
 const idsOf = (server) =>
   server !== 'fx'
@@ -181,7 +206,7 @@ const idsOf = (server) =>
 /** One server, one line: CPU µs per measured request (and, with a webhook, µs per request until all delivered). */
 const measure = async (server, name, round) => {
   const line = LINES[name];
-  const spec = line.webhook ? 'items-events.yaml' : 'items.yaml';
+  const spec = line.webhook || line.events ? 'items-events.yaml' : 'items.yaml';
   const { url } = await pgData.fresh(server === 'fx' ? 'fx' : 'nf', `cpu_${name}_${server}_${round}`, plans[spec]);
   const port = server === 'nf' ? PORT : PORT + 1;
   let receiver;
@@ -206,9 +231,15 @@ const measure = async (server, name, round) => {
       : undefined;
     if (strace) await sleep(500);
     if (env.CALLGRIND) await callgrindControl('-z', child.pid);
+    const p0 = await pgTicks(server, port);
+    if (env.COUNT_DIR) child.kill('SIGUSR2');
     const t0 = cpuTicks(child.pid);
+    const w0 = performance.now();
     const bad = await fire(port, line, N, (i) => line.path(ids, WARM + i, server));
     const t1 = cpuTicks(child.pid);
+    const rps = (N * 1000) / (performance.now() - w0);
+    if (env.COUNT_DIR) child.kill('SIGUSR2');
+    const p1 = await pgTicks(server, port);
     if (env.CALLGRIND) await callgrindControl('-d', child.pid);
     if (strace) {
       strace.kill('SIGINT');
@@ -218,6 +249,8 @@ const measure = async (server, name, round) => {
       us: ((t1.user + t1.sys - t0.user - t0.sys) * TICK_US) / N,
       sys: ((t1.sys - t0.sys) * TICK_US) / N,
       bad: bad0 + bad,
+      pg: (pgSpent(p0, p1) * TICK_US) / N,
+      rps,
     };
     if (line.webhook) {
       const stats = async () => (await (await fetch(`http://127.0.0.1:${RECEIVER_PORT}/stats`)).json()).count;
@@ -235,7 +268,8 @@ const measure = async (server, name, round) => {
 
 const fmt = (n) => (Number.isFinite(n) ? n.toFixed(0) : 'n/a');
 /** CPU per request, and the part of it spent in the kernel (system calls: sockets to PostgreSQL and the client). */
-const cpu = (m) => `${fmt(m.us)} µs/req (sys ${fmt(m.sys)})`;
+const cpu = (m) =>
+  `${fmt(m.us)} µs/req (sys ${fmt(m.sys)}${env.PG_CPU ? `, PostgreSQL backends ${fmt(m.pg)}` : ''}; ${fmt(m.rps)} req/s)`;
 try {
   for (let round = 1; round <= ROUNDS; round++) {
     for (const name of WANTED) {

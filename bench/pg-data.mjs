@@ -122,6 +122,14 @@ export const openPgData = async (url, ROOT) => {
 
     drop,
 
+    /** The pids of the backends serving connections made with this application_name (PGAPPNAME). */
+    async backends(applicationName) {
+      const { rows } = await admin.query('SELECT pid FROM pg_stat_activity WHERE application_name = $1', [
+        applicationName,
+      ]);
+      return rows.map((r) => r.pid);
+    },
+
     /** Drops every schema this bench made and closes the connection. */
     async close() {
       for (const schema of [...made]) await drop(schema).catch(() => undefined);

@@ -13,18 +13,31 @@ export const createOutboxHead = (ctx: RuntimeContext, health: WorkerHealth) => {
   let timer: NodeJS.Timeout | undefined;
   let unsubscribe: (() => void) | undefined;
   let head = 0;
+  // One look at a time: writes told of while one is under way share the next (under load the store tells of every
+  // turn of the event loop that appended, and each look is a query).
+  let looking = false;
+  let again = false;
   const poll = async () => {
-    try {
-      const now = await ctx.store.events.lastSeq();
-      health.ok();
-      if (now > head) {
-        head = now;
-        for (const listener of listeners) listener(head);
-      }
-    } catch (error) {
-      // The next poll looks again; meanwhile the failure is logged and shown in /readyz.
-      health.failed(error, 'reading the newest event');
+    if (looking) {
+      again = true;
+      return;
     }
+    looking = true;
+    do {
+      again = false;
+      try {
+        const now = await ctx.store.events.lastSeq();
+        health.ok();
+        if (now > head) {
+          head = now;
+          for (const listener of listeners) listener(head);
+        }
+      } catch (error) {
+        // The next poll looks again; meanwhile the failure is logged and shown in /readyz.
+        health.failed(error, 'reading the newest event');
+      }
+    } while (again && listeners.size > 0);
+    looking = false;
   };
   return {
     subscribe(listener: (head: number) => void) {

@@ -23,6 +23,8 @@ const toEvent = (r: EventRow): StoredEvent => ({
 
 const SEQUENCE = 'SELECT _ninefold_sequence_events()';
 const ignore = () => undefined;
+/** The background sequencer starts at most one run per this many ms (a stream on another instance waits up to it). */
+const PACE_MS = 20;
 const COLUMNS = 'seq, type, time, resource, record_id, data';
 
 /**
@@ -38,25 +40,37 @@ export const postgresEventLog = (db: PgPool): EventLog & { sequence(): Promise<v
     await db.rows(SEQUENCE);
   };
   // A committed writer does not wait for the sequencer (its own transaction and WAL flush, serialised on a lock): it
-  // starts a run in the background, and writers that commit while one is under way share the next, which starts
-  // once that one ends and so after their commit. Under load one run numbers the events of many requests. Its
-  // NOTIFY wakes the readers of every instance (this one's too), which run the sequencer again before reading: no
+  // starts a run in the background, and writers that commit while one is under way or waiting share the next, which
+  // starts after their commit. Runs start at most one per PACE_MS: under load one run numbers the events of many
+  // requests (a run costs PostgreSQL about 0.4 ms besides some 20 µs per event it numbers, bench/RESULTS.md), and a
+  // lone write is numbered at once.
+  // Its NOTIFY wakes the readers of every instance (this one's too), which run the sequencer again before reading: no
   // reader misses a committed event, whether or not the background run got to it (the process may die first).
   let running = false;
+  let waiting: NodeJS.Timeout | undefined;
   let again = false;
-  const kick = () => {
-    if (running) {
-      again = true;
-      return;
-    }
+  let lastStart = Number.NEGATIVE_INFINITY;
+  const run = () => {
+    waiting = undefined;
     running = true;
     again = false;
-    db.detached(sequence)
+    lastStart = performance.now();
+    sequence()
       .catch(ignore)
       .finally(() => {
         running = false;
         if (again) kick();
       });
+  };
+  const kick = () => {
+    if (running) again = true;
+    if (running || waiting) return;
+    const wait = lastStart + PACE_MS - performance.now();
+    if (wait <= 0) db.detached(run);
+    else {
+      waiting = db.detached(() => setTimeout(run, wait));
+      waiting.unref();
+    }
   };
   const sequenceAfterCommit = async () => kick();
   return {

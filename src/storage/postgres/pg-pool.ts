@@ -81,6 +81,12 @@ const mergedText = (held: readonly Held[]): string | null => {
   return `WITH ${parts.map((p, i) => `nf_w${i} AS (${p})`).join(', ')} ${last}`;
 };
 
+/** Held writes whose texts so far are these: the next one's, and the merged text of these alone once made. */
+interface MergeNode {
+  text?: string | null;
+  readonly next: Map<string, MergeNode>;
+}
+
 /** Runs of a statement on its own that a deadlock or serialization conflict rolled back. */
 const RETRIES = 3;
 
@@ -141,8 +147,9 @@ export class PgPool {
   readonly connectionString: string;
   readonly #context = new AsyncLocalStorage<Transaction>();
   readonly #names = new Map<string, string>();
-  /** The text of held INSERTs merged into one statement, by theirs (see #merged). */
-  readonly #merges = new Map<string, string | null>();
+  /** The text of held INSERTs merged into one statement, by theirs, one level per held write (see #merged). */
+  readonly #merges = new Map<string, MergeNode>();
+  #mergeCount = 0;
   /** Transactions under way: the async context is tracked only while there are some (see transaction()). */
   #active = 0;
 
@@ -373,12 +380,25 @@ export class PgPool {
    */
   #merged(held: readonly Held[]): Held | undefined {
     if (held.length > MAX_MERGED) return undefined;
-    const key = held.map((h) => h.text).join('\0');
-    let text = this.#merges.get(key);
-    if (text === undefined) {
-      text = mergedText(held);
-      if (this.#merges.size < MAX_MERGES) this.#merges.set(key, text);
+    // Looked up text by text (each a string the process holds already, its hash kept): no key is built per call.
+    let node: MergeNode | undefined;
+    let level = this.#merges;
+    for (const h of held) {
+      node = level.get(h.text);
+      if (!node) {
+        if (this.#mergeCount >= MAX_MERGES) return this.#mergedOf(held, mergedText(held));
+        node = { next: new Map() };
+        level.set(h.text, node);
+        this.#mergeCount++;
+      }
+      level = node.next;
     }
+    if (!node) return undefined;
+    if (node.text === undefined) node.text = mergedText(held);
+    return this.#mergedOf(held, node.text);
+  }
+
+  #mergedOf(held: readonly Held[], text: string | null): Held | undefined {
     return text === null ? undefined : { text, params: held.flatMap((h) => h.params) };
   }
 
