@@ -5,15 +5,16 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
  * The lifecycle's first step, run on Node's own request before Fastify routes it and builds its request and reply:
  * a part that can decide a request from what is known before routing (the client address, the method and path)
  * answers it here for a fraction of what any answer from a Fastify hook costs. `url` is the target as Fastify will
- * route it (after the path-versioning rewrite); `pass` hands the request on to the rest of the lifecycle. A door
- * that answers never calls `pass`; one that waits for I/O (Redis) calls it later.
+ * route it (after the path-versioning rewrite). The door returns true to hand the request on to the rest of the
+ * lifecycle at once; false when it answered the request, or will hand it on later (after I/O: Redis) by calling
+ * `pass` once. `pass` is the same function for every request: a door calls it with the request and its response.
  */
 export type FrontDoor = (
   request: IncomingMessage,
   response: ServerResponse<IncomingMessage>,
   url: string,
-  pass: () => void,
-) => void;
+  pass: (request: IncomingMessage, response: ServerResponse<IncomingMessage>) => void,
+) => boolean;
 
 /** What the pipeline offers a front door: the bookkeeping every answer gets, done the server's way. */
 export interface FrontDoorHost {
@@ -46,19 +47,16 @@ export const installFrontDoor = (
   >;
   if (!fastify || others.length > 0) return;
   server.removeListener('request', fastify);
+  // No closure per request: the door is handed Fastify's own listener to call later.
   server.on('request', (request: IncomingMessage, response: ServerResponse<IncomingMessage>) => {
     if (bypass(request)) return fastify(request, response);
-    let passed = false;
-    const pass = () => {
-      if (passed) return;
-      passed = true;
-      fastify(request, response);
-    };
+    let now: boolean;
     try {
-      door(request, response, rewrite ? rewrite(request) : (request.url ?? '/'), pass);
+      now = door(request, response, rewrite ? rewrite(request) : (request.url ?? '/'), fastify);
     } catch {
       // A listener that throws would take the process down: the request goes on to Fastify, which answers it.
-      if (!response.headersSent) pass();
+      now = !response.headersSent;
     }
+    if (now) fastify(request, response);
   });
 };

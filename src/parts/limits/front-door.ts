@@ -10,7 +10,7 @@ import type { Cell, Verdict } from './gcra.ts';
 import { retryAfter } from './rate-headers.ts';
 import {
   byViolated,
-  cellsOf,
+  callerCells,
   DECIDED,
   type Decided,
   limitable,
@@ -34,21 +34,8 @@ interface DoorRoute {
   readonly set: PolicySet;
   readonly refusal: (violated: readonly string[]) => RawProblem;
   /** The cells of the callers seen lately, by address: a caller sending many requests builds its keys once. */
-  readonly cells: Map<string, Cell[]>;
+  readonly cells: (set: PolicySet, address: string) => Cell[];
 }
-
-/** Callers whose cells a route keeps; past it the map starts again (a flood of addresses costs what it did before). */
-const KEPT_CALLERS = 4096;
-
-const cellsOfCaller = (door: DoorRoute, address: string): Cell[] => {
-  let cells = door.cells.get(address);
-  if (cells === undefined) {
-    if (door.cells.size >= KEPT_CALLERS) door.cells.clear();
-    cells = cellsOf(door.set, `ip:${address}`);
-    door.cells.set(address, cells);
-  }
-  return cells;
-};
 
 const unused = () => {};
 
@@ -75,13 +62,16 @@ const credentialed = (plan: Plan): ((request: IncomingMessage, url: string) => b
 };
 
 /**
- * The rate step, moved in front of Fastify for the requests it can decide before routing (runtime/front-door.ts):
- * those without credentials on a public route (every route of a spec without authentication), which are counted by
- * client address under the anonymous policy and the route's own, whatever `by` says. It finds the
- * route with a router of its own, built at start-up with Fastify's options; counts the request once; refuses it
- * with the same 429 the rate step writes, before Fastify builds anything for it; and leaves a request it lets
- * through its RateLimit fields (DECIDED), which the rate step then only adds. Everything else (credentials, a route
- * that needs them, a path Fastify would not route to a limited route) goes on untouched to the rate step.
+ * The rate step, moved in front of Fastify for the requests of callers it refused lately (RefusedCallers), so that a
+ * caller over its limit is refused for a fraction of what a refusal in the lifecycle costs, while a request below
+ * every limit is decided once, by the rate step, after Fastify's own routing (no second route lookup). It decides
+ * those requests it can decide before routing (runtime/front-door.ts): those without credentials on a public route
+ * (every route of a spec without authentication), which are counted by client address under the anonymous policy
+ * and the route's own, whatever `by` says. It finds the route with a router of its own, built at start-up with
+ * Fastify's options; counts the request once; refuses it with the same 429 the rate step writes, before Fastify
+ * builds anything for it; and leaves a request it lets through its RateLimit fields (DECIDED), which the rate step
+ * then only adds (and takes the caller out of the refused ones). Everything else (credentials, a route that needs
+ * them, a path Fastify would not route to a limited route) goes on untouched to the rate step.
  */
 export const compileFrontDoor = (
   deps: FrontDoorDeps,
@@ -100,7 +90,7 @@ export const compileFrontDoor = (
     const door: DoorRoute = {
       set,
       refusal: byViolated((violated) => deps.raw(route, rateLimited(violated))),
-      cells: new Map(),
+      cells: callerCells('ip:'),
     };
     const path = toFastifyPath(route.template);
     router.on(route.method, path, unused, door);
@@ -110,19 +100,21 @@ export const compileFrontDoor = (
   }
   if (decided === 0) return undefined;
 
+  const { refused } = deps;
   /** Lets the request through with its fields, or refuses it with the same 429 the rate step writes. */
   const apply = (
     door: DoorRoute,
     request: IncomingMessage & Decided,
     response: ServerResponse<IncomingMessage>,
     url: string,
-    pass: () => void,
+    address: string,
     verdict: Verdict,
-  ) => {
+  ): boolean => {
     const state = stateOf(door.set, verdict);
     if (verdict.allowed) {
       request[DECIDED] = { policy: door.set.header, state };
-      return pass();
+      refused.delete(address);
+      return true;
     }
     const headers = host.headers(request);
     headers.push(
@@ -136,34 +128,48 @@ export const compileFrontDoor = (
     door.refusal(violatedOf(door.set, verdict))(response, url, headers);
     const query = url.indexOf('?');
     host.answered(request, query < 0 ? url : url.slice(0, query), 429, headers[1] as string);
+    return false;
   };
   // Open: served without RateLimit fields and not counted again; closed: the rate step tries again and refuses.
-  const failed = (request: IncomingMessage & Decided, pass: () => void) => {
+  const failed = (request: IncomingMessage & Decided) => {
     if (deps.onStoreFailure === 'open') request[DECIDED] = null;
-    pass();
   };
 
   return (request, response, url, pass) => {
+    // Most requests: no caller was refused lately, and the rate step decides once Fastify has routed the request.
+    if (refused.none) return true;
+    const address = deps.address(request.socket.remoteAddress ?? '', request.headers);
+    if (!refused.has(address)) return true;
     const found = router.find(request.method as 'GET', url);
     // A caller with credentials is counted, and maybe under another policy, once they are verified.
-    if (!found || carriesCredentials?.(request, url)) return pass();
+    if (!found || carriesCredentials?.(request, url)) return true;
     const door = found.store as DoorRoute;
-    const address = deps.address(request.socket.remoteAddress ?? '', request.headers);
     let verdict: Verdict | Promise<Verdict>;
     try {
-      verdict = deps.counters.take(cellsOfCaller(door, address), deps.now().getTime());
+      verdict = deps.counters.take(door.cells(door.set, address), deps.nowMs());
     } catch {
-      return failed(request, pass);
+      failed(request);
+      return true;
     }
     // In process the verdict is known at once: no closure, no promise.
-    if (!(verdict instanceof Promise)) return apply(door, request, response, url, pass, verdict);
+    if (!(verdict instanceof Promise)) return apply(door, request, response, url, address, verdict);
+    let passed = false;
+    const once = () => {
+      if (passed || response.headersSent) return;
+      passed = true;
+      pass(request, response);
+    };
     verdict
       .then(
-        (known) => apply(door, request, response, url, pass, known),
-        () => failed(request, pass),
+        (known) => {
+          if (apply(door, request, response, url, address, known)) once();
+        },
+        () => {
+          failed(request);
+          once();
+        },
       )
-      .catch(() => {
-        if (!response.headersSent) pass();
-      });
+      .catch(once);
+    return false;
   };
 };

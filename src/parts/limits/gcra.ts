@@ -30,6 +30,9 @@ export interface Verdict {
   readonly violated: readonly number[];
 }
 
+/** The cells a request let through violated: none, one array for all. */
+const NONE: readonly number[] = Object.freeze([]);
+
 /**
  * Decides a request over every cell at once: it passes only when every cell lets it, and then takes from all of them
  * (a request refused by one policy costs nothing in the others). `tats` are the stored TATs (undefined: none);
@@ -43,7 +46,7 @@ export const decide = (
   // Plain loops and arrays sized once: this runs for every request of every limited route.
   const n = cells.length;
   const next: number[] = new Array(n);
-  const violated: number[] = [];
+  let violated: number[] | undefined;
   let retryAfterMs = 0;
   for (let i = 0; i < n; i++) {
     const cell = cells[i] as Cell;
@@ -51,12 +54,13 @@ export const decide = (
     const tat = Math.max(tats[i] ?? now, now);
     const allowAt = tat + interval - cell.windowMs;
     if (allowAt > now) {
+      violated ??= [];
       violated.push(i);
       retryAfterMs = Math.max(retryAfterMs, allowAt - now);
     }
     next[i] = tat + interval;
   }
-  const allowed = violated.length === 0;
+  const allowed = violated === undefined;
   const states: CellState[] = new Array(n);
   for (let i = 0; i < n; i++) {
     const cell = cells[i] as Cell;
@@ -67,5 +71,5 @@ export const decide = (
       resetMs: Math.max(0, tat - now),
     };
   }
-  return { allowed, cells: states, retryAfterMs, violated, next };
+  return { allowed, cells: states, retryAfterMs, violated: violated ?? NONE, next };
 };

@@ -3,7 +3,7 @@ import { compileFrontDoor } from './front-door.ts';
 import { memoryCounters } from './memory-counters.ts';
 import { compileQuotaStep, quotaCounter } from './quota-step.ts';
 import type { RateCounters } from './rate-counters.ts';
-import { compileRateStep } from './rate-step.ts';
+import { compileRateStep, RefusedCallers } from './rate-step.ts';
 import { redisCounters } from './redis-counters.ts';
 import { clientAddress } from './trusted-proxies.ts';
 import { usageRoutes } from './usage-routes.ts';
@@ -26,9 +26,11 @@ export const limitsPart: ServerPart = {
         rate: limits.rate,
         counters,
         address: clientAddress(limits.trustProxy),
-        now: ctx.now,
+        // Milliseconds without a Date per request, unless a clock is injected (tests).
+        nowMs: host.options.now ? () => ctx.now().getTime() : Date.now,
         onStoreFailure: limits.onStoreFailure,
         canned: host.cannedProblem,
+        refused: new RefusedCallers(),
       };
       host.step('limit', (route) => compileRateStep(deps, route));
       const doorDeps = { ...deps, plan, raw: host.rawProblem };

@@ -7,11 +7,12 @@ const SWEEP_EVERY = 10_000;
 /** Rate counters in this process: exact for one process; each instance counts on its own (docs/limits.md). */
 export const memoryCounters = (): RateCounters => {
   const tats = new Map<string, number>();
+  const stored: Array<number | undefined> = [];
   let decisions = 0;
   return {
     shared: false,
     take(cells: readonly Cell[], now: number): Verdict {
-      const stored: Array<number | undefined> = new Array(cells.length);
+      // Read by decide() only, within this call: one array for every decision.
       for (let i = 0; i < cells.length; i++) stored[i] = tats.get((cells[i] as Cell).key);
       const verdict = decide(cells, stored, now);
       if (verdict.allowed)

@@ -1,3 +1,4 @@
+import type { FastifyReply } from 'fastify';
 import type { RatePlan } from '../../plan/types.ts';
 import type { CannedProblem } from '../../runtime/canned-problem.ts';
 import type { Exchange, Step } from '../../runtime/lifecycle.ts';
@@ -16,10 +17,40 @@ export interface RateDeps {
   readonly counters: RateCounters;
   /** The client's address from the socket's and the forwarding headers (trusted-proxies.ts). */
   readonly address: (socket: string, headers: Exchange['request']['headers']) => string;
-  readonly now: () => Date;
+  /** The clock in milliseconds: Date.now, or the server's injected clock (tests). */
+  readonly nowMs: () => number;
   readonly onStoreFailure: 'open' | 'closed';
   /** Renders a refusal of a route once (PartHost.cannedProblem). */
   readonly canned: (route: PipelineRoute, error: ApiError) => CannedProblem;
+  /** The addresses of callers without credentials refused lately: the front door decides their requests. */
+  readonly refused: RefusedCallers;
+}
+
+/** Callers whose cells (and addresses refused lately) are kept; past it a map starts again. */
+export const KEPT_CALLERS = 4096;
+
+/**
+ * The addresses of callers without credentials that the rate step refused lately. The front door decides only their
+ * requests (a refusal there costs a fraction of one in the lifecycle); every other request is decided by the rate step
+ * once Fastify has routed it, so a request let through is looked up once, by Fastify. An address leaves the set when
+ * the door lets one of its requests through.
+ */
+export class RefusedCallers {
+  readonly #addresses = new Set<string>();
+  /** True when no caller was refused lately: the door has nothing to decide. */
+  get none(): boolean {
+    return this.#addresses.size === 0;
+  }
+  has(address: string): boolean {
+    return this.#addresses.has(address);
+  }
+  add(address: string): void {
+    if (this.#addresses.size >= KEPT_CALLERS) this.#addresses.clear();
+    this.#addresses.add(address);
+  }
+  delete(address: string): void {
+    this.#addresses.delete(address);
+  }
 }
 
 const faster = (a: Rate, b: Rate) => a.limit / a.windowMs > b.limit / b.windowMs;
@@ -130,6 +161,23 @@ export const cellsOf = (set: PolicySet, who: string): Cell[] => {
   return cells;
 };
 
+/**
+ * The cells of the callers seen lately, by caller (an address, or a subject) and `prefix` (`ip:`, `p:`): a caller
+ * sending many requests builds its keys once. Built again when the caller's set changed (a subject's roles).
+ */
+export const callerCells = (prefix: 'ip:' | 'p:') => {
+  const kept = new Map<string, { readonly set: PolicySet; readonly cells: Cell[] }>();
+  return (set: PolicySet, caller: string): Cell[] => {
+    let entry = kept.get(caller);
+    if (entry === undefined || entry.set !== set) {
+      if (kept.size >= KEPT_CALLERS) kept.clear();
+      entry = { set, cells: cellsOf(set, `${prefix}${caller}`) };
+      kept.set(caller, entry);
+    }
+    return entry.cells;
+  };
+};
+
 /** The RateLimit field after a verdict: each policy's remaining quota and seconds until it is whole. */
 export const stateOf = (set: PolicySet, verdict: Verdict): string => {
   const { last } = set;
@@ -149,6 +197,29 @@ export const stateOf = (set: PolicySet, verdict: Verdict): string => {
     state += `${i ? ', ' : ''}${(set.policies[i] as PreparedPolicy).state}${last.numbers[2 * i]};t=${last.numbers[2 * i + 1]}`;
   last.text = state;
   return state;
+};
+
+/** The symbol of a Fastify reply's header object: undefined until the first reply, null when it has none. */
+let replyHeaders: symbol | null | undefined;
+
+/**
+ * Adds the RateLimit fields to a reply. Fastify's `reply.header` lowercases the name and looks for Set-Cookie on
+ * each call; these names are lowercase already, so they go straight into the reply's header object (the one Fastify
+ * hands to Node's writeHead, found once by its symbol), or through `reply.header` if a Fastify has no such object.
+ */
+export const addFields = (reply: FastifyReply, policy: string, state: string): void => {
+  replyHeaders ??= Object.getOwnPropertySymbols(reply).find((s) => s.description === 'fastify.reply.headers') ?? null;
+  const headers =
+    replyHeaders === null
+      ? undefined
+      : (reply as unknown as Record<symbol, Record<string, unknown> | undefined>)[replyHeaders];
+  if (headers === undefined || typeof headers !== 'object') {
+    reply.header('ratelimit-policy', policy);
+    reply.header('ratelimit', state);
+    return;
+  }
+  headers['ratelimit-policy'] = policy;
+  headers.ratelimit = state;
 };
 
 /** The names of the policies a refused request is over, for `violated-policies`. */
@@ -193,8 +264,10 @@ export interface Decided {
  * The limit phase's rate step of one route, or undefined when no policy can apply to it. Per request: who is
  * counted (the principal, or the client address when anonymous or `by: ip`), one decision over the general and the
  * route's policy together, the RateLimit fields on the answer, and 429 `rate_limited` before the body is read.
- * A refusal is answered from text prepared at start-up (no error thrown, no error handler, nothing serialised).
- * A request the front door already counted (front-door.ts) is not counted again: the step only adds its fields.
+ * A refusal is answered from text prepared at start-up (no error thrown, no error handler, nothing serialised); the
+ * address of a caller without credentials it refuses goes to the front door (RefusedCallers), which decides that
+ * caller's next requests before Fastify. A request the front door already counted (front-door.ts) is not counted
+ * again: the step only adds its fields.
  */
 export const compileRateStep = (deps: RateDeps, route: PipelineRoute): Step | undefined => {
   if (!limitable(route)) return undefined;
@@ -202,48 +275,50 @@ export const compileRateStep = (deps: RateDeps, route: PipelineRoute): Step | un
   if (!sets.any) return undefined;
   const refusal = byViolated((violated) => deps.canned(route, rateLimited(violated)));
   const byIp = deps.rate.by === 'ip';
+  const anonymous = sets.of(undefined);
+  const byAddress = callerCells('ip:');
+  const bySubject = callerCells('p:');
+
+  /** The fields of a request let through, or its refusal; `address` is that of a caller without credentials. */
+  const apply = (exchange: Exchange, set: PolicySet, verdict: Verdict, address: string | undefined) => {
+    const state = stateOf(set, verdict);
+    const { reply } = exchange;
+    if (verdict.allowed) return addFields(reply, set.header, state);
+    refusal(violatedOf(set, verdict))(reply, {
+      'ratelimit-policy': set.header,
+      ratelimit: state,
+      'retry-after': retryAfter(verdict.retryAfterMs),
+    });
+    exchange.answered = true;
+    if (address !== undefined) deps.refused.add(address);
+  };
+  // Open: served without RateLimit fields (nothing is known to tell); closed: refused.
+  const failed = () => {
+    if (deps.onStoreFailure === 'open') return;
+    throw countersUnavailable();
+  };
 
   return (exchange) => {
-    const { request, principal, reply } = exchange;
+    const { request, principal } = exchange;
     const decided = (request.raw as Decided)[DECIDED];
     if (decided !== undefined) {
-      if (decided === null) return;
-      reply.header('ratelimit-policy', decided.policy);
-      reply.header('ratelimit', decided.state);
+      if (decided !== null) addFields(exchange.reply, decided.policy, decided.state);
       return;
     }
-    const set = sets.of(principal);
+    const set = principal === undefined ? anonymous : sets.of(principal);
     if (!set) return;
-    const who =
-      !byIp && principal?.subject
-        ? `p:${principal.subject}`
-        : `ip:${deps.address(request.socket.remoteAddress ?? request.ip, request.headers)}`;
-    const apply = (verdict: Verdict) => {
-      const state = stateOf(set, verdict);
-      if (verdict.allowed) {
-        reply.header('ratelimit-policy', set.header);
-        reply.header('ratelimit', state);
-        return;
-      }
-      refusal(violatedOf(set, verdict))(reply, {
-        'ratelimit-policy': set.header,
-        ratelimit: state,
-        'retry-after': retryAfter(verdict.retryAfterMs),
-      });
-      exchange.answered = true;
-    };
-    // Open: served without RateLimit fields (nothing is known to tell); closed: refused.
-    const failed = () => {
-      if (deps.onStoreFailure === 'open') return;
-      throw countersUnavailable();
-    };
+    const subject = byIp || !principal?.subject ? undefined : principal.subject;
+    const address =
+      subject === undefined ? deps.address(request.socket.remoteAddress ?? request.ip, request.headers) : undefined;
     let verdict: Verdict | Promise<Verdict>;
     try {
-      verdict = deps.counters.take(cellsOf(set, who), deps.now().getTime());
+      const cells = address === undefined ? bySubject(set, subject as string) : byAddress(set, address);
+      verdict = deps.counters.take(cells, deps.nowMs());
     } catch {
       return failed();
     }
-    if (verdict instanceof Promise) return verdict.then(apply, failed);
-    apply(verdict);
+    const door = principal === undefined ? address : undefined;
+    if (verdict instanceof Promise) return verdict.then((known) => apply(exchange, set, known, door), failed);
+    apply(exchange, set, verdict, door);
   };
 };
