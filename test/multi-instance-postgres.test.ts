@@ -76,8 +76,13 @@ const receiver: Server = createServer((req, res) => {
     if (seen) seen.times++;
     else received.set(id, { eventId: event.id, type: event.type, recordId: event.data.record?.id ?? '', times: 1 });
     if (identifyNext) {
-      // The sender's socket is open while it waits for this answer: `ss` names the process that holds it.
-      const shown = execFileSync('ss', ['-tnpH', `sport = :${req.socket.remotePort}`], { encoding: 'utf8' });
+      // The sender's socket is open while it waits for this answer: `ss` names the process that holds it. Both ends
+      // are named: the same local port can be in use by another process's connection to another address.
+      const shown = execFileSync(
+        'ss',
+        ['-tnpH', `sport = :${req.socket.remotePort} and dport = :${req.socket.localPort}`],
+        { encoding: 'utf8' },
+      );
       const pid = Number(/pid=(\d+)/.exec(shown)?.[1]);
       if (pid) identifyNext(pid);
     }
