@@ -510,7 +510,7 @@ const awaitAll = async (created) => {
  * event was delivered; (3) commit-to-receipt latency at a steady PACED_RATE creates/s (well below saturation), for
  * Ninefold on a fresh endpoint (the first deleted), then the check again.
  */
-const measureDeliveries = async (line, endpointId, created) => {
+const measureDeliveries = async (line, endpointId, created, cpuSince) => {
   const out = {};
   const during = await receiverStats();
   out.delivered = during.count;
@@ -523,6 +523,9 @@ const measureDeliveries = async (line, endpointId, created) => {
   const waited = Date.now();
   out.all = await awaitAll(created);
   out.all.seconds = (Date.now() - waited) / 1000 + DRAIN_S;
+  // The same job done by both servers whatever they deferred: server CPU from the warm-up's start until the last
+  // event was received, per item created.
+  out.all.cpuUs = (cpuSince() * 1e6) / out.all.expected;
   if (line.server === 'nf') {
     await fetch(`http://127.0.0.1:${line.port}/webhook-endpoints/${endpointId}`, { method: 'DELETE' });
     await subscribe(line.port, '/paced');
@@ -711,6 +714,7 @@ for (let round = 1; round <= ROUNDS; round++) {
     current = await startServer(line, dir, db);
     if (line.webhook && line.server === 'nf') endpointId = await subscribe(line.port, '/hook');
     else if (line.webhook) await tellSecret(line.env.WEBHOOK_SECRET);
+    const cWarm = cpuSeconds(current.pid);
     const warm = loadgen(line, WARMUP, ids, line.orders ? 0 : undefined);
     writeFileSync(join(dir, 'warmup.txt'), warm);
     // The measured run goes on with the orders the warm-up did not touch (its count, plus what was in flight).
@@ -721,7 +725,10 @@ for (let round = 1; round <= ROUNDS; round++) {
     const cpu = ((cpuSeconds(current.pid) - c0) / ((performance.now() - t0) / 1000)) * 100;
     writeFileSync(join(dir, 'load.txt'), text);
     const r = { round, key: line.key, ...parse(text), wal: walBytes(db), cpu, load: loadavg() };
-    if (receiver) Object.assign(r, await measureDeliveries(line, endpointId, () => createdBy(line, db, pgSchema)));
+    if (receiver) {
+      const created = () => createdBy(line, db, pgSchema);
+      Object.assign(r, await measureDeliveries(line, endpointId, created, () => cpuSeconds(current.pid) - cWarm));
+    }
     if (receiver) {
       receiver.kill('SIGTERM');
       await new Promise((ok) => receiver.once('exit', ok));
@@ -831,6 +838,7 @@ for (const key of ['nf-post-hook', 'nf-pg-post-hook', 'fx-pg-post-hook']) {
     `  - while creates ran flat out (${DURATION}s): ${per((h) => h.delivered)} delivered (${trickle}); commit-to-receipt p50 ${per((h) => f(h.p50))} ms, p99 ${per((h) => f(h.p99latency))} ms`,
     `  - drain once the load stopped (${DRAIN_S}s of the backlog): ${per((h) => f(h.drainRate))} deliveries/s`,
     `  - every event delivered (distinct webhook-ids received / items created, warm-up included): ${per((h) => allText(h.all))}, after ${per((h) => f(h.all.seconds))} s`,
+    `  - server CPU per item created and delivered (warm-up start to last receipt, server process only): ${per((h) => f(h.all.cpuUs))} µs`,
     `  - steady load, ${PACED_RATE} creates/s for ${PACED_S}s${key.startsWith('nf-') ? ' on a fresh endpoint' : ''}: received ${per((h) => `${h.paced.received}/${h.paced.sent}`)}; commit-to-receipt p50 ${per((h) => f(h.paced.p50))} ms, p99 ${per((h) => f(h.paced.p99))} ms; then all delivered: ${per((h) => allText(h.final))}`,
   );
 }
