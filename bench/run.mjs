@@ -18,6 +18,7 @@
 //                 ORDERS=150000 (orders in cart for the transition lines: each request takes the next fresh one)
 //                 PG_URL=postgres://postgres@127.0.0.1:5432/test (the PostgreSQL lines; left out of the default set when unreachable)
 //                 REDIS_URL=redis://127.0.0.1:6379 (the line with rate counters in Redis)
+//                 DRAIN=5 PACED=5 PACED_RATE=1000 DELIVER_WAIT=90 (the webhook lines' delivery figures, seconds)
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import {
