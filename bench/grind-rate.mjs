@@ -7,6 +7,8 @@
 //
 // env (defaults): BINS=bin/ninefold.js (comma-separated builds to compare, each a bin/ninefold.js)
 // SPECS=items.yaml,items-rate.yaml  WARM=6000  N=5000  CONNS=20  KEEP= (a directory to keep the callgrind files in)
+// TIMEOUT=10 (seconds autocannon waits for an answer: raise it on a loaded host, where valgrind's server is slow)
+// PORT= (the servers' port; by default one picked at random from 18900-18989)
 // NODE_FLAGS (node flags; by default a fixed young generation and a large first old generation, so that scavenges
 // come at the same rate in every run and no mark-compact falls into the window: one moved a figure by 30 % here;
 // add --perf-basic-prof to name the JIT code of KEEP's files from /tmp/perf-<pid>.map)
@@ -25,6 +27,7 @@ const SPECS = (env.SPECS ?? 'items.yaml,items-rate.yaml').split(',');
 const WARM = Number(env.WARM ?? 6000);
 const N = Number(env.N ?? 5000);
 const CONNS = Number(env.CONNS ?? 20);
+const TIMEOUT = Number(env.TIMEOUT ?? 10);
 const HEAP_FLAGS = '--min-semi-space-size=16 --max-semi-space-size=16 --initial-old-space-size=512';
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -36,7 +39,9 @@ const control = (flag, pid) =>
 
 const load = (url, amount) =>
   new Promise((done, fail) =>
-    autocannon({ url, connections: CONNS, amount }, (error, result) => (error ? fail(error) : done(result))),
+    autocannon({ url, connections: CONNS, amount, timeout: TIMEOUT }, (error, result) =>
+      error ? fail(error) : done(result),
+    ),
   );
 
 /** The instructions of the last dump in `dir`: its `totals:` (or `summary:`) line. */
@@ -79,7 +84,7 @@ const grind = async (bin, spec, port) => {
         await fetch(`http://127.0.0.1:${port}/healthz`);
         break;
       } catch {
-        if (i > 3000) throw new Error('the server did not start');
+        if (i > 12000) throw new Error('the server did not start');
         await sleep(100);
       }
     }
@@ -112,7 +117,7 @@ const grind = async (bin, spec, port) => {
   }
 };
 
-const port = 18900 + Math.floor(Math.random() * 90);
+const port = env.PORT ? Number(env.PORT) : 18900 + Math.floor(Math.random() * 90);
 for (const bin of BINS) {
   const figures = [];
   for (const spec of SPECS) {

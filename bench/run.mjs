@@ -12,6 +12,9 @@
 // drain figure the bench waits (DELIVER_WAIT s at most) until every created item's event was received, and says so.
 // Every line runs ROUNDS times, interleaved; each run is a fresh server process on fresh data, pinned to
 // SERVER_CPU, with the load generator (wrk + bench/wrk-ids.lua, else autocannon) pinned to CLIENT_CPU.
+// The order of the lines changes from round to round (roundOrder below), so that no line always follows the same
+// one and inherits its heat, GC or thermal state: odd rounds run them forward, even rounds backward, and every two
+// rounds the start moves on by one line. Deterministic: the same LINES give the same order.
 //
 // env (defaults): ROUNDS=3 DURATION=10 WARMUP=2 CONNS=50 PIN=1 SERVER_CPU=0 CLIENT_CPU=1 LOADGEN=wrk|autocannon
 //                 LINES=<comma-separated keys, see LINES below> KEEP_DATA=0 RESULTS=bench/RESULTS.md (''=don't write)
@@ -675,9 +678,18 @@ const onSignal = async () => {
 };
 process.once('SIGINT', onSignal);
 process.once('SIGTERM', onSignal);
+/**
+ * The lines of round `round` (from 1): LINES turned by ⌊(round − 1) / 2⌋ places, backward on even rounds. With two
+ * lines: AB, BA, BA, AB, AB, …; each line runs first, and after each other line, about as often as the others.
+ */
+const roundOrder = (round) => {
+  const turn = Math.floor((round - 1) / 2) % LINES.length;
+  const order = [...LINES.slice(turn), ...LINES.slice(0, turn)];
+  return round % 2 === 0 ? order.reverse() : order;
+};
 const started = Date.now();
 for (let round = 1; round <= ROUNDS; round++) {
-  for (const line of LINES) {
+  for (const line of roundOrder(round)) {
     const dir = join(WORK, 'run', `${line.key}-${round}`);
     mkdirSync(dir, { recursive: true });
     let db, ids, pgSchema;
@@ -879,6 +891,7 @@ const summary = [
   ...table,
   '',
   'req/s and p99: median over rounds. Ratios: median over rounds of (line / reference line of the same round).',
+  'Order: the lines run in another order each round (odd rounds forward, even rounds backward, the start moving on by one line every two rounds), so that no line always follows the same one.',
   'Targets for Ninefold: GET by id >= 80% of hand-written, POST >= 70%, list >= 80%, each >= 3x json-server;',
   'a transition (place, then cancel, on fresh records) >= 70% of the hand-written compare-and-set route;',
   'GET by id with an API key in a header >= 75% of the hand-written GET (which checks nothing);',

@@ -130,6 +130,23 @@ describe('rate limits per principal', () => {
     expect(again.body['violated-policies']).toEqual(['Note.delete']);
   });
 
+  it('writes the fields once each, over a connection and through Fastify inject alike', async () => {
+    clock.advance(120_000);
+    const wire = await list(alice);
+    expect(wire.headers.get('ratelimit-policy')).toBe('"default";q=5;w=60');
+    expect(wire.headers.get('ratelimit')).toBe('"default";r=4;t=12');
+    // inject answers on a response of its own: the fields go through Fastify's header object instead.
+    const injected = await s.app.inject({ method: 'GET', url: '/notes', headers: { 'x-api-key': alice } });
+    expect(injected.statusCode).toBe(200);
+    expect(injected.headers['ratelimit-policy']).toBe('"default";q=5;w=60');
+    expect(injected.headers.ratelimit).toBe('"default";r=3;t=24');
+    // A 404 after the limit still tells where the caller stands, once (a field sent twice would read "a, a" here).
+    const missing = await call(s.url, 'GET', '/notes/nope', { headers: { 'x-api-key': alice } });
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get('ratelimit-policy')).toBe('"default";q=5;w=60');
+    expect(missing.headers.get('ratelimit')).toBe('"default";r=2;t=36');
+  });
+
   it('leaves health and the documents alone', async () => {
     for (let i = 0; i < 5; i++) {
       const health = await call(s.url, 'GET', '/healthz');
