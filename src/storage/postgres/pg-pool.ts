@@ -104,7 +104,7 @@ const LANE_STALL_MS = 20;
 
 interface Lane {
   readonly client: pg.Client;
-  readonly stream: { cork(): void; uncork(): void };
+  readonly connection: { readonly stream: { cork(): void; uncork(): void } };
   inFlight: number;
   /** When it last answered, or was given a statement while idle (performance.now()). */
   progress: number;
@@ -249,11 +249,13 @@ export class PgPool {
     if (!lane) return this.#alone<R>(text, params, 1);
     if (lane.inFlight++ === 0) lane.progress = performance.now();
     if (!lane.corked) {
+      // Read each time: with TLS the client replaces its socket once connected.
+      const stream = lane.connection.stream;
       lane.corked = true;
-      lane.stream.cork();
+      stream.cork();
       setImmediate(() => {
         lane.corked = false;
-        lane.stream.uncork();
+        stream.uncork();
       });
     }
     // Sent before the connection is made, a statement waits in the client's queue.
@@ -287,8 +289,8 @@ export class PgPool {
 
   #newLane(): Lane {
     const client = new ConnectingClient(this.#clientConfig);
-    const stream = (client as unknown as { connection: { stream: Lane['stream'] } }).connection.stream;
-    const lane: Lane = { client, stream, inFlight: 0, progress: 0, corked: false };
+    const { connection } = client as unknown as { connection: Lane['connection'] };
+    const lane: Lane = { client, connection, inFlight: 0, progress: 0, corked: false };
     const drop = () => {
       const at = this.#lanes.indexOf(lane);
       if (at < 0) return;
