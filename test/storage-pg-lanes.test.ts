@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { dropSchemas, freshPgUrl } from '../../../test/helpers/postgres.ts';
-import { PgPool } from './pg-pool.ts';
+import { PgPool } from '../src/storage/postgres/pg-pool.ts';
+import { dropSchemas, freshPgUrl } from './helpers/postgres.ts';
 
 const pools: PgPool[] = [];
 const open = () => {
