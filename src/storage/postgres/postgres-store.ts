@@ -304,14 +304,16 @@ export class PostgresStore implements Store {
 
   async get(resource: string, id: string, lock?: RowLock) {
     const table = this.#table(resource);
-    const [raw] = await this.#db.rows<Record<string, unknown>>(lock ? table.getLocked[lock] : table.get, [id]);
+    const [raw] = lock
+      ? await this.#db.rows<Record<string, unknown>>(table.getLocked[lock], [id])
+      : await this.#db.read<Record<string, unknown>>(table.get, [id]);
     return raw ? table.toRow(raw) : undefined;
   }
 
   async getMany(resource: string, ids: readonly string[]) {
     if (ids.length === 0) return [];
     const table = this.#table(resource);
-    const raws = await this.#db.rows<Record<string, unknown>>(
+    const raws = await this.#db.read<Record<string, unknown>>(
       `SELECT ${table.columns} FROM ${quote(table.plan.table)} WHERE id = ANY($1::${table.plan.idStyle === 'integer' ? 'bigint' : 'text'}[]) ORDER BY id`,
       [ids],
     );
@@ -385,13 +387,13 @@ export class PostgresStore implements Store {
       };
       if (table.lists.size < MAX_CACHED_SHAPES) table.lists.set(key, sql);
     }
-    const raws = await this.#db.rows<Record<string, unknown>>(sql.select, sql.params(query));
+    const raws = await this.#db.read<Record<string, unknown>>(sql.select, sql.params(query));
     const computed = sql.computed;
     const rows = raws.map(table.toRow);
     if (computed)
       for (let i = 0; i < rows.length; i++) computed.fill(rows[i] as Row, raws[i] as Record<string, unknown>, 0);
     if (!sql.count) return { rows };
-    const [counted] = await this.#db.rows<{ n: number }>(sql.count, sql.countParams(query));
+    const [counted] = await this.#db.read<{ n: number }>(sql.count, sql.countParams(query));
     return { rows, total: counted?.n ?? 0 };
   }
 
@@ -403,7 +405,7 @@ export class PostgresStore implements Store {
       sql = buildDistinctSql(postgresDialect, table.plan, query, (name) => this.#table(name).plan);
       if (table.distincts.size < MAX_CACHED_SHAPES) table.distincts.set(key, sql);
     }
-    const rows = await this.#db.rows<{ nf_value: unknown; nf_count: number }>(sql.select, sql.params(query));
+    const rows = await this.#db.read<{ nf_value: unknown; nf_count: number }>(sql.select, sql.params(query));
     return rows.map((r) => ({ value: r.nf_value, count: Number(r.nf_count) }));
   }
 
@@ -413,7 +415,7 @@ export class PostgresStore implements Store {
 
   async exists(resource: string, field: string, value: unknown) {
     const table = this.#table(resource);
-    const rows = await this.#db.rows(
+    const rows = await this.#db.read(
       `SELECT 1 FROM ${quote(table.plan.table)} WHERE ${this.#column(table, field)} = $1 LIMIT 1`,
       [this.#param(table, field, value)],
     );
