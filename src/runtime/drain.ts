@@ -66,8 +66,15 @@ export interface Drain extends DrainState {
   end(): void;
 }
 
-/** Node's http server keeps the response in progress on its socket (pipelined ones queue behind it). */
-const answering = (socket: Socket) => (socket as Socket & { _httpMessage?: unknown })._httpMessage != null;
+/** What Node's http server keeps on a connection's socket. */
+type HttpSocket = Socket & {
+  /** The answer in progress (pipelined ones queue behind it). */
+  _httpMessage?: ServerResponse | null;
+  /** Its parser: `incoming` is the last request received on it. */
+  parser?: { incoming?: IncomingMessage | null } | null;
+};
+
+const answering = (socket: Socket) => (socket as HttpSocket)._httpMessage != null;
 
 export const createDrain = (graceMs: number = DEFAULT_GRACE_MS): Drain => {
   const sockets = new Set<Socket>();
@@ -126,6 +133,15 @@ export const createDrain = (graceMs: number = DEFAULT_GRACE_MS): Drain => {
     begin() {
       if (draining) return;
       draining = true;
+      // An answer still to come to a request received before the signal says `Connection: close` too (else its
+      // connection stays open a keep-alive time-out after it, past the grace), unless more requests came after it.
+      for (const socket of sockets as Set<HttpSocket>) {
+        const reply = socket._httpMessage;
+        if (reply && !reply.headersSent && socket.parser?.incoming === reply.req) {
+          reply.setHeader('connection', 'close');
+          closer.set(socket, reply);
+        }
+      }
       // server.close() closes idle connections at once; the sweep closes them once quiet instead.
       if (server) server.closeIdleConnections = () => {};
       sweep();
