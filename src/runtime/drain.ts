@@ -17,7 +17,7 @@ export const DEFAULT_GRACE_MS = 10_000;
  */
 const QUIET_MS = 1000;
 
-/** The keep-alive time-out of the server's connections (server.ts); the drain lasts at least this long when idle ones are open. */
+/** The keep-alive time-out of the server's connections (server.ts): a drain with idle ones open lasts this long. */
 export const KEEP_ALIVE_MS = 5_000;
 
 /** The answer to a request this instance will not serve because it is shutting down: try another one. */
@@ -49,8 +49,8 @@ export interface Drain extends DrainState {
   watch(server: Server): void;
   /**
    * Starts draining: readiness fails, every answer from now on says `Connection: close`, and an idle connection is
-   * closed only once its client no longer reuses it (QUIET_MS), not at once, as Node's `server.close()` would do to
-   * every idle one (resetting a request the client is writing on it). Call before `server.close()`.
+   * closed only once its client no longer reuses it (see QUIET_MS), not at once, as Node's `server.close()` would do
+   * to every idle one (resetting a request the client is writing on it). Call before `server.close()`.
    */
   begin(): void;
   /**
