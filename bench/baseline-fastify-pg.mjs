@@ -7,9 +7,14 @@
 //                                          transaction, read the row, compare-and-set the status, append history
 // Every statement is prepared once per connection (a `name`); one pool of PG_POOL (10) connections, as Ninefold's.
 // Times are ISO text and tags JSON text, as in the SQLite reference and in Ninefold's tables: the same bytes move.
-// env: PORT, DB (postgres://user@host:port/database?schema=NAME; the schema holds the tables of bench/run.mjs)
+// With WEBHOOK_URL and WEBHOOK_SECRET, POST /items also publishes `Item.created` to one webhook receiver, by hand, the
+// transactional-outbox way (bench/webhook-outbox-pg.mjs): the item and its outbox row in one statement, delivered
+// after commit, at least once.
+// env: PORT, DB (postgres://user@host:port/database?schema=NAME; the schema holds the tables of bench/run.mjs),
+//      WEBHOOK_URL, WEBHOOK_SECRET (whsec_…)
 import Fastify from 'fastify';
 import pg from 'pg';
+import { startOutboxDelivery } from './webhook-outbox-pg.mjs';
 
 const url = new URL(process.env.DB ?? 'postgres://postgres@127.0.0.1:5432/test');
 const schema = url.searchParams.get('schema') ?? 'public';
@@ -29,6 +34,15 @@ const listGte = statement('list_items_gte', `SELECT ${COLUMNS} FROM items WHERE 
 const insert = statement(
   'insert_item',
   'INSERT INTO items (name, price, tags, created_at) VALUES ($1, $2, $3, $4) RETURNING id',
+);
+// The item and its event in one statement (one implicit transaction): the event exists exactly when the item does.
+const insertWithEvent = statement(
+  'insert_item_event',
+  `WITH item AS (INSERT INTO items (name, price, tags, created_at) VALUES ($1, $2, $3, $4) RETURNING id)
+   INSERT INTO outbox (type, time, data)
+   SELECT 'Item.created', $4, json_build_object('record',
+     json_build_object('id', id, 'name', $1::text, 'price', $2::float8, 'tags', $3::json, 'createdAt', $4::text))::text
+   FROM item RETURNING (SELECT id FROM item)`,
 );
 const getOrder = statement('get_order', `SELECT ${ORDER_COLUMNS} FROM orders WHERE id = $1`);
 const casOrder = statement(
@@ -69,6 +83,11 @@ const transition = async (id, name, t, input) => {
   }
 };
 const toItem = (r) => ({ id: r.id, name: r.name, price: r.price, tags: JSON.parse(r.tags), createdAt: r.created_at });
+
+const outbox =
+  process.env.WEBHOOK_URL && process.env.WEBHOOK_SECRET
+    ? startOutboxDelivery(pool, { url: process.env.WEBHOOK_URL, secret: process.env.WEBHOOK_SECRET })
+    : undefined;
 
 const app = Fastify({ logger: false });
 
@@ -122,7 +141,9 @@ app.post(
   async (req, reply) => {
     const { name, price, tags = [] } = req.body;
     const createdAt = new Date().toISOString();
-    const { rows } = await pool.query(insert([name, price, JSON.stringify(tags), createdAt]));
+    const values = [name, price, JSON.stringify(tags), createdAt];
+    const { rows } = await pool.query(outbox ? insertWithEvent(values) : insert(values));
+    outbox?.wake();
     return reply.code(201).send({ id: rows[0].id, name, price, tags, createdAt });
   },
 );

@@ -9,12 +9,19 @@
 // discarded. Prints a Markdown table: median req/s per line and the median of the per-round ratios on/off.
 //
 // env (defaults): ROUNDS=3 DURATION=8 WARMUP=2 CONNS=50 SERVER_CPU=0 CLIENT_CPU=1 USERS=1000 ARTICLES=5000
-//                 PG_URL=postgres://postgres@127.0.0.1:5432/test (PG=0 leaves PostgreSQL out)
+//                 PG_URL=postgres://postgres@127.0.0.1:5432/test (PG=0 leaves PostgreSQL out) PORT=18470
+//                 LINES=off,on,caller (which lines run)
 //                 NF_BIN=<another checkout's bin/ninefold.js> serves every line (compare two builds)
 //                 CPU=<n>: no throughput; each run answers a fixed n requests (autocannon, after n/4 to warm up) and
 //                 the table shows the server's CPU per request only, which a shared machine disturbs far less
+//                 GRIND=<n>: instructions instead (whatever the load): each server runs under `valgrind
+//                 --tool=callgrind` (node --single-threaded, so JIT and GC are counted where they happen), answers
+//                 WARM requests (default 10000), its counters are zeroed, <n> more are counted; the table shows
+//                 instructions per request and the ratio off/on per round. OUT=<dir> keeps the callgrind files.
+//                 NODE_ARGS='--trace-gc' (node flags for the measured servers; with OUT, their output goes to
+//                 OUT/<line>.log)
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,7 +37,11 @@ const WARMUP = Number(env.WARMUP ?? 2);
 const CONNS = Number(env.CONNS ?? 50);
 const USERS = Number(env.USERS ?? 1000);
 const ARTICLES = Number(env.ARTICLES ?? 5000);
-const CPU = Number(env.CPU ?? 0);
+const GRIND = Number(env.GRIND ?? 0);
+const CPU = GRIND || Number(env.CPU ?? 0);
+const WARM = Number(env.WARM ?? 10000);
+const OUT = env.OUT;
+const NODE_ARGS = env.NODE_ARGS ? env.NODE_ARGS.split(' ') : [];
 const PG_URL = env.PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const SERVER_CPU = env.SERVER_CPU ?? '0';
 const CLIENT_CPU = env.CLIENT_CPU ?? '1';
@@ -113,7 +124,7 @@ if (env.PG !== '0') {
   for (const table of ['user', 'article', 'favorite']) await admin.query(`VACUUM ANALYZE ${schema}."${table}"`);
 }
 
-const lines = targets.flatMap((t) => [
+const allLines = targets.flatMap((t) => [
   { ...t, computed: false, spec: OFF, label: `${t.store} list of 20, no computed fields` },
   { ...t, computed: true, spec: ON, label: `${t.store} list of 20 + favorited (exists) + favoritesCount (count)` },
   {
@@ -123,6 +134,10 @@ const lines = targets.flatMap((t) => [
     label: `${t.store} list of 20 + favorited (exists) + favourites by others (count reading the caller)`,
   },
 ]);
+// LINES=off,on (or caller): only those lines.
+const lines = env.LINES
+  ? allLines.filter((l) => env.LINES.split(',').includes(l.computed === true ? 'on' : l.computed || 'off'))
+  : allLines;
 
 const pinned = (cpu, cmd, args) => ['taskset', ['-c', cpu, cmd, ...args]];
 const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
@@ -131,10 +146,32 @@ const cpuSeconds = (pid) => {
   const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return (Number(f[11]) + Number(f[12])) / CLK_TCK;
 };
-const PORT = 18470;
+const PORT = Number(env.PORT ?? 18470);
+const grindDir = GRIND ? (OUT ?? join(WORK, 'grind')) : undefined;
+if (grindDir ?? OUT) mkdirSync(grindDir ?? OUT, { recursive: true });
+const fileOf = (line) => `${line.store}-${line.computed === true ? 'on' : line.computed || 'off'}`;
 const start = async (line) => {
-  const out = openSync(join(WORK, 'server.log'), 'a');
-  const [cmd, argv] = pinned(SERVER_CPU, process.execPath, [
+  const logDir = grindDir ?? OUT;
+  const out = openSync(
+    NODE_ARGS.length && logDir ? join(logDir, `${fileOf(line)}.log`) : join(WORK, 'server.log'),
+    'a',
+  );
+  const node = GRIND
+    ? [
+        'valgrind',
+        [
+          '--tool=callgrind',
+          // Not counted while it starts and warms up (several times faster); switched on before the counted requests.
+          '--instr-atstart=no',
+          `--callgrind-out-file=${grindDir}/${fileOf(line)}.%p.out`,
+          process.execPath,
+          '--single-threaded',
+          ...NODE_ARGS,
+        ],
+      ]
+    : [process.execPath, NODE_ARGS];
+  const [cmd, argv] = pinned(SERVER_CPU, node[0], [
+    ...node[1],
     env.NF_BIN ?? join(ROOT, 'bin/ninefold.js'),
     'serve',
     line.spec,
@@ -146,7 +183,7 @@ const start = async (line) => {
     'warn',
   ]);
   const child = spawn(cmd, argv, { detached: true, stdio: ['ignore', out, out] });
-  for (let i = 0; i < 600; i++) {
+  for (let i = 0; i < (GRIND ? 6000 : 600); i++) {
     try {
       if ((await fetch(`http://127.0.0.1:${PORT}/healthz`)).ok) return child;
     } catch {}
@@ -199,6 +236,16 @@ const fixed = (line, amount) =>
     ),
   );
 
+const callgrind = (flag, pid, value) =>
+  execFileSync('callgrind_control', [value ? `${flag}=${value}` : flag, String(pid)], { stdio: 'ignore' });
+/** Instructions counted in the server's dump after the counters were zeroed (all its threads). */
+const instructions = (line, pid) => {
+  const files = readdirSync(grindDir).filter((f) => f.startsWith(`${fileOf(line)}.${pid}.out.`));
+  let total = 0;
+  for (const f of files) total += Number(/^summary:\s+(\d+)/m.exec(readFileSync(join(grindDir, f), 'utf8'))?.[1] ?? 0);
+  return total;
+};
+
 // The answers differ only by the computed fields, and those are right for the caller.
 const check = async (line) => {
   const page = await (
@@ -220,16 +267,26 @@ for (let round = 1; round <= ROUNDS; round++) {
     const child = await start(line);
     try {
       await check(line);
-      if (CPU) await fixed(line, Math.ceil(CPU / 4));
+      if (CPU) await fixed(line, GRIND ? WARM : Math.ceil(CPU / 4));
       else wrk(line, WARMUP);
+      if (GRIND) callgrind('-i', child.pid, 'on');
+      if (GRIND) callgrind('-z', child.pid);
       const before = cpuSeconds(child.pid);
       const measured = CPU ? await fixed(line, CPU) : wrk(line, DURATION);
+      if (GRIND) callgrind('-d', child.pid);
       // The server's own CPU per answer: on a shared machine it moves far less than req/s with the neighbours' load.
-      const r = { ...measured, cpuUs: ((cpuSeconds(child.pid) - before) * 1e6) / Math.max(1, measured.requests) };
+      // Under GRIND, instructions per answer in its place (the column then reads k instructions).
+      const r = {
+        ...measured,
+        cpuUs: GRIND
+          ? instructions(line, child.pid) / 1000 / Math.max(1, measured.requests)
+          : ((cpuSeconds(child.pid) - before) * 1e6) / Math.max(1, measured.requests),
+      };
+      if (measured.non2xx) throw new Error(`${line.label}: ${measured.non2xx} answers not 2xx`);
       results.get(line.label).push(r);
       load.push(Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]));
       log(
-        `round ${round} ${line.label}: ${r.rps} req/s, ${r.cpuUs.toFixed(0)} µs server CPU per request, p99 ${r.p99}`,
+        `round ${round} ${line.label}: ${r.rps} req/s, ${r.cpuUs.toFixed(0)} ${GRIND ? 'k instructions' : 'µs server CPU'} per request, p99 ${r.p99}`,
       );
     } finally {
       await stop(child);
@@ -241,6 +298,8 @@ if (env.PG !== '0') {
   await admin.end();
 }
 rmSync(WORK, { recursive: true, force: true });
+const unit = GRIND ? 'k instructions/request' : 'server CPU µs/request';
+const ratioName = GRIND ? 'off/on instructions' : 'off/on CPU';
 
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -248,7 +307,7 @@ const median = (xs) => {
 };
 const out = CPU
   ? [
-      '| line | server CPU µs/request (median) | per round | off/on CPU per round | off/on CPU (median) |',
+      `| line | ${unit} (median) | per round | ${ratioName} per round | ${ratioName} (median) |`,
       '|:--|--:|:--|:--|--:|',
     ]
   : [
@@ -279,5 +338,5 @@ for (const t of targets) {
   }
 }
 process.stdout.write(
-  `${out.join('\n')}\n\nload average (1 min) during the runs: ${Math.min(...load).toFixed(1)}..${Math.max(...load).toFixed(1)} (median ${median(load).toFixed(1)}); ${ROUNDS} rounds, ${CPU ? `${CPU} requests (+${Math.ceil(CPU / 4)} warm-up), autocannon -c${CONNS}` : `${DURATION}s (+${WARMUP}s warm-up), wrk -t1 -c${CONNS}`}\n`,
+  `${out.join('\n')}\n\nload average (1 min) during the runs: ${Math.min(...load).toFixed(1)}..${Math.max(...load).toFixed(1)} (median ${median(load).toFixed(1)}); ${ROUNDS} rounds, ${CPU ? `${CPU} requests (+${GRIND ? WARM : Math.ceil(CPU / 4)} warm-up), autocannon -c${CONNS}${GRIND ? ', callgrind' : ''}` : `${DURATION}s (+${WARMUP}s warm-up), wrk -t1 -c${CONNS}`}\n`,
 );

@@ -2,7 +2,8 @@
 // run a fresh schema copied from them (INSERT … SELECT, a second or two for 150,000 orders), dropped after the run.
 //   nf: Ninefold's own tables, made by PostgresStore.migrate, rows written straight into them (the same ids,
 //       times and values as the SQLite seed: the ids files serve both stores)
-//   fx: the hand-written server's tables (bench/baseline-fastify-pg.mjs), ids 1..N
+//   fx: the hand-written server's tables (bench/baseline-fastify-pg.mjs), ids 1..N, and its webhook outbox
+//       (bench/webhook-outbox-pg.mjs), empty
 import { join } from 'node:path';
 import pg from 'pg';
 
@@ -16,7 +17,9 @@ const FX_TABLES = (firstItemId) => `
     created_at text NOT NULL, updated_at text NOT NULL);
   CREATE TABLE order_history (seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, order_id integer NOT NULL,
     transition text NOT NULL, from_state text NOT NULL, to_state text NOT NULL, at text NOT NULL, input text NOT NULL);
-  CREATE INDEX order_history_by_order ON order_history (order_id, seq);`;
+  CREATE INDEX order_history_by_order ON order_history (order_id, seq);
+  CREATE TABLE outbox (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, type text NOT NULL, time text NOT NULL,
+    data text NOT NULL, attempts integer NOT NULL DEFAULT 0, due_at timestamptz NOT NULL DEFAULT now());`;
 
 /** `rows` (objects) into `table` in one statement per 20,000 rows: one array parameter per column. */
 const bulkInsert = async (client, table, columns, rows) => {
@@ -127,6 +130,13 @@ export const openPgData = async (url, ROOT) => {
     },
 
     drop,
+
+    /** How many items the run on `schema` (of `server`) created: its item rows past the seed's. */
+    async created(server, schema) {
+      const table = server === 'nf' ? nfTables[0] : 'items';
+      const { rows } = await admin.query(`SELECT count(*)::int AS n FROM ${schema}."${table}"`);
+      return rows[0].n - itemCount;
+    },
 
     /** The pids of the backends serving connections made with this application_name (PGAPPNAME). */
     async backends(applicationName) {

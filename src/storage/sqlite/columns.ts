@@ -1,4 +1,5 @@
 import type { FieldPlan, ResourcePlan } from '../../plan/types.ts';
+import type { ComputedColumn } from '../store.ts';
 
 export { quote } from '../sql/dialect.ts';
 export { SYSTEM_COLUMNS } from '../sql/list-sql.ts';
@@ -36,23 +37,31 @@ export const fromSqlite = (field: FieldPlan): ((value: unknown) => unknown) => {
 };
 
 /**
- * A row from a raw (array-mode) result, its columns in table order (system columns first). Compiled per table to
- * code with each field's name written out, so that every property store is a named one: the generic loop stored
- * by computed name, a megamorphic store per field of every row read.
+ * A row from a raw (array-mode) result, its columns in table order (system columns first), then the list's computed
+ * columns. Compiled per table (and per list shape with computed columns) to one object literal with each field's
+ * name written out: the row is made in its final shape at once. Adding the fields one by one grew the row's property
+ * store, and computed values set afterwards by a loop were keyed stores, megamorphic, each a shape transition.
  */
-export const compileRowReader = (fields: readonly FieldPlan[]): ((raw: unknown[]) => Record<string, unknown>) => {
+export const compileRowReader = (
+  fields: readonly FieldPlan[],
+  computed: readonly ComputedColumn[] = [],
+): ((raw: unknown[]) => Record<string, unknown>) => {
   const readers = fields.map(fromSqlite);
-  const lines = fields.map((f, i) => {
+  const key = (name: string) => JSON.stringify(name);
+  const values = fields.map((f, i) => {
     const value = `raw[${i + 4}]`;
-    const converted = readers[i] === asStored ? 'v' : `readers[${i}](v)`;
-    return `v = ${value}; row[${JSON.stringify(f.name)}] = v === null || v === undefined ? null : ${converted};`;
+    const converted = readers[i] === asStored ? value : `readers[${i}](${value})`;
+    return `${key(f.name)}: ${value} === null || ${value} === undefined ? null : ${converted},`;
   });
-  const body = `return (raw) => {
-    const row = { id: String(raw[0]), createdAt: raw[1], updatedAt: raw[2], revision: raw[3] };
-    let v;
-    ${lines.join('\n    ')}
-    return row;
-  };`;
+  const offset = 4 + fields.length;
+  const extra = computed.map(
+    (c, i) =>
+      `${key(c.name)}: ${c.kind === 'exists' ? `raw[${offset + i}] === 1` : `Number(raw[${offset + i}] ?? 0)`},`,
+  );
+  const body = `return (raw) => ({
+    id: String(raw[0]), createdAt: raw[1], updatedAt: raw[2], revision: raw[3],
+    ${[...values, ...extra].join('\n    ')}
+  });`;
   return new Function('readers', body)(readers);
 };
 

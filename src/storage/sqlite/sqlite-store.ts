@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { Plan, ResourcePlan } from '../../plan/types.ts';
 import { createLocalSignals, notifying } from '../local-signals.ts';
-import { buildComputedSql, type ComputedSql, computedShapeKey } from '../sql/computed-sql.ts';
+import { buildComputedSql, computedShapeKey } from '../sql/computed-sql.ts';
 import { buildDistinctSql, type DistinctSql, distinctShapeKey } from '../sql/distinct-sql.ts';
 import { buildListSql, cursorValues, type ListSql, listShapeKey } from '../sql/list-sql.ts';
 import { buildRelatedSql, relatedShapeKey } from '../sql/related-sql.ts';
@@ -36,7 +36,7 @@ interface Table {
   readonly columns: string;
   readonly toParams: (row: Row) => unknown[];
   readonly updates: Map<string, Statement>;
-  readonly lists: Map<string, { sql: ListSql; select: Statement; count?: Statement; computed?: ComputedSql }>;
+  readonly lists: Map<string, { sql: ListSql; select: Statement; count?: Statement; toRow: (raw: unknown[]) => Row }>;
   readonly distincts: Map<string, { sql: DistinctSql; select: Statement }>;
 }
 
@@ -261,15 +261,14 @@ export class SqliteStore implements Store {
         sql,
         select: this.#db.prepare(sql.select).raw(true),
         ...(sql.count ? { count: this.#db.prepare(sql.count) } : {}),
-        ...(computed ? { computed } : {}),
+        // The computed columns follow the table's: one reader makes each row with them.
+        toRow: query.computed?.length
+          ? (compileRowReader(table.plan.fields, query.computed) as (raw: unknown[]) => Row)
+          : table.toRow,
       };
       if (table.lists.size < MAX_CACHED_SHAPES) table.lists.set(key, entry);
     }
-    const raws = entry.select.all(entry.sql.params(query)) as unknown[][];
-    const computed = entry.computed;
-    const offset = 4 + table.plan.fields.length;
-    const rows = raws.map(table.toRow);
-    if (computed) for (let i = 0; i < rows.length; i++) computed.fill(rows[i] as Row, raws[i] as unknown[], offset);
+    const rows = (entry.select.all(entry.sql.params(query)) as unknown[][]).map(entry.toRow);
     if (!entry.count) return { rows };
     const total = (entry.count.get(entry.sql.countParams(query)) as { n: number }).n;
     return { rows, total };
