@@ -52,7 +52,8 @@ let key: string;
 /** The instances in the balancer's rotation. */
 const fleet: CliServer[] = [];
 
-const startInstance = () => startCliServer(spec, ['--db', proxiedUrl, '--grace', '5']);
+// The grace is above the 5 s keep-alive time-out a drain waits out for its idle connections (docs/scaling.md).
+const startInstance = () => startCliServer(spec, ['--db', proxiedUrl, '--grace', '8']);
 
 // ---- the webhook receiver: deliveries by endpoint and webhook-id; on request, which process sent the next one
 

@@ -1,17 +1,28 @@
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { ApiError } from '../parts/errors/api-error.ts';
 
 /** How long a shutdown waits for requests, streams and deliveries to finish before it cuts them (`--grace`). */
 export const DEFAULT_GRACE_MS = 10_000;
 
 /**
- * A connection is closed once it has had no request in progress and received no byte for this long: a request a
- * client sent before the signal has arrived by then, and is answered. It is a second, not less: a client that picked
- * a pooled keep-alive connection just before its balancer took this instance out of rotation may write on it only
- * later, when its own machine is busy, and a connection closed under that request resets it (seen at 250 ms with
- * the load average at 16 on two cores).
+ * A connection that has never been answered is closed once it has had no request in progress and received no byte for
+ * this long: a request a client sent on it before the signal has arrived by then, and is answered. One that has been
+ * answered is left to Node's keep-alive time-out instead (KEEP_ALIVE_MS after its last answer), the time its answers
+ * advertised (`Keep-Alive: timeout=5`): a client reuses an idle connection only for less than that (undici until 2 s
+ * before it, Node's http.Agent until 1 s before), so no request of a compliant client meets the close. Closing
+ * earlier is the keep-alive race: a client that picked a pooled connection just before its balancer took this
+ * instance out of rotation writes on it as the server closes it, and the request is reset (seen at a quiet time of
+ * 250 ms, then of 1 s, under load).
  */
 const QUIET_MS = 1000;
+
+/** The keep-alive time-out of the server's connections (server.ts): a drain with idle ones open lasts this long. */
+export const KEEP_ALIVE_MS = 5_000;
+
+/** The answer to a request this instance will not serve because it is shutting down: try another one. */
+export const shuttingDown = () =>
+  new ApiError('shutting_down', 'This instance is shutting down.', undefined, undefined, { 'retry-after': '1' });
 
 /** At most this many event-loop turns are spent taking queued connections before the listening socket closes. */
 const MAX_ACCEPT_TURNS = 100;
@@ -21,11 +32,13 @@ export interface DrainState {
   /** True from the shutdown signal on: /readyz answers 503, so that a balancer sends no more. */
   readonly draining: boolean;
   /**
-   * Whether an answer sent now leaves its connection open. During the first half of the grace it does: the client
-   * may have more requests on the way on it (pipelined, or sent just before the signal), and an answer with
-   * `Connection: close` would drop them. After that, answers say `Connection: close`.
+   * Marks the answer to a request received during the drain `Connection: close`, so that its client sends no more on
+   * that connection; on a connection with requests pipelined behind it, only the answer to the last one received
+   * (Node closes the connection after an answer that says so, dropping the answers queued behind it, whose requests
+   * it has already handed to the server). False when the request cannot be answered: an answer already sent on its
+   * connection said `Connection: close`; it must then not be carried out.
    */
-  keepsConnection(): boolean;
+  closesAfter(request: IncomingMessage, reply: ServerResponse): boolean;
   /** Runs `fn` if the grace runs out (a worker cuts the work in hand). */
   onCut(fn: () => void): void;
 }
@@ -35,9 +48,9 @@ export interface Drain extends DrainState {
   /** Follows the server's connections; call before it listens. */
   watch(server: Server): void;
   /**
-   * Starts draining: readiness fails, and every connection is closed once it is quiet (nothing in progress, nothing
-   * received for QUIET_MS) instead of at once, as Node's `server.close()` would do to every idle one (cutting off a
-   * request the client had already sent on it). Call before `server.close()`.
+   * Starts draining: readiness fails, every answer from now on says `Connection: close`, and an idle connection is
+   * closed only once its client no longer reuses it (see QUIET_MS), not at once, as Node's `server.close()` would do
+   * to every idle one (resetting a request the client is writing on it). Call before `server.close()`.
    */
   begin(): void;
   /**
@@ -53,18 +66,26 @@ export interface Drain extends DrainState {
   end(): void;
 }
 
-/** Node's http server keeps the response in progress on its socket (pipelined ones queue behind it). */
-const answering = (socket: Socket) => (socket as Socket & { _httpMessage?: unknown })._httpMessage != null;
+/** What Node's http server keeps on a connection's socket. */
+type HttpSocket = Socket & {
+  /** The answer in progress (pipelined ones queue behind it). */
+  _httpMessage?: ServerResponse | null;
+  /** Its parser: `incoming` is the last request received on it. */
+  parser?: { incoming?: IncomingMessage | null } | null;
+};
+
+const answering = (socket: Socket) => (socket as HttpSocket)._httpMessage != null;
 
 export const createDrain = (graceMs: number = DEFAULT_GRACE_MS): Drain => {
   const sockets = new Set<Socket>();
   const cutters: Array<() => void> = [];
   /** Bytes each connection had received at the last sweep, while it was idle. */
   const quietSince = new WeakMap<Socket, number>();
+  /** The answer on each connection that says `Connection: close`. */
+  const closer = new WeakMap<Socket, ServerResponse>();
   let server: Server | undefined;
   /** Connections taken from the listen queue so far. */
   let accepted = 0;
-  let startedAt = 0;
   let draining = false;
   let sweeper: NodeJS.Timeout | undefined;
   let graceTimer: NodeJS.Timeout | undefined;
@@ -73,9 +94,11 @@ export const createDrain = (graceMs: number = DEFAULT_GRACE_MS): Drain => {
     graceEnded = done;
   });
 
-  /** Closes each connection seen idle, with no byte received, at two sweeps in a row. */
+  /** Closes each connection never answered that is seen idle, with no byte received, at two sweeps in a row. */
   const sweep = () => {
     for (const socket of sockets) {
+      // Answered before: its keep-alive time-out closes it (see QUIET_MS).
+      if (socket.bytesWritten > 0) continue;
       if (answering(socket)) {
         quietSince.delete(socket);
         continue;
@@ -89,7 +112,15 @@ export const createDrain = (graceMs: number = DEFAULT_GRACE_MS): Drain => {
     get draining() {
       return draining;
     },
-    keepsConnection: () => !draining || Date.now() - startedAt < graceMs / 2,
+    closesAfter(request, reply) {
+      const socket = request.socket;
+      const before = closer.get(socket);
+      if (before?.headersSent) return false;
+      before?.removeHeader('connection');
+      reply.setHeader('connection', 'close');
+      closer.set(socket, reply);
+      return true;
+    },
     onCut: (fn) => void cutters.push(fn),
     watch(watched) {
       server = watched;
@@ -102,7 +133,15 @@ export const createDrain = (graceMs: number = DEFAULT_GRACE_MS): Drain => {
     begin() {
       if (draining) return;
       draining = true;
-      startedAt = Date.now();
+      // An answer still to come to a request received before the signal says `Connection: close` too (else its
+      // connection stays open a keep-alive time-out after it, past the grace), unless more requests came after it.
+      for (const socket of sockets as Set<HttpSocket>) {
+        const reply = socket._httpMessage;
+        if (reply && !reply.headersSent && socket.parser?.incoming === reply.req) {
+          reply.setHeader('connection', 'close');
+          closer.set(socket, reply);
+        }
+      }
       // server.close() closes idle connections at once; the sweep closes them once quiet instead.
       if (server) server.closeIdleConnections = () => {};
       sweep();

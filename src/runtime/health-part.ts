@@ -1,4 +1,5 @@
 import { ApiError } from '../parts/errors/api-error.ts';
+import { shuttingDown } from './drain.ts';
 import type { ServerPart } from './part.ts';
 
 const JSON_TYPE = { 'content-type': 'application/json; charset=utf-8' };
@@ -33,9 +34,7 @@ export const healthPart: ServerPart = {
       body: 'none',
       handler: async () => {
         if (drain?.draining) {
-          throw new ApiError('shutting_down', 'This instance is shutting down.', undefined, undefined, {
-            'retry-after': '1',
-          });
+          throw shuttingDown();
         }
         try {
           await store.ping();

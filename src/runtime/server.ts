@@ -17,6 +17,7 @@ import type { Plan } from '../plan/types.ts';
 import { registerBodyReader } from './body.ts';
 import type { RuntimeContext } from './context.ts';
 import { docsPart } from './docs-part.ts';
+import { KEEP_ALIVE_MS, shuttingDown } from './drain.ts';
 import { sendProblem } from './errors.ts';
 import { type FrontDoorHost, installFrontDoor, requestIdOf } from './front-door.ts';
 import { healthPart } from './health-part.ts';
@@ -77,7 +78,7 @@ export const createServer = async (plan: Plan, options: ServerOptions): Promise<
     // Receiving the whole request (limits.timeouts.body); Node checks it every connectionsCheckingInterval (below).
     requestTimeout: guards.receiveTimeoutMs,
     connectionTimeout: 0,
-    keepAliveTimeout: 5_000,
+    keepAliveTimeout: KEEP_ALIVE_MS,
     forceCloseConnections: 'idle',
     // While closing, requests already on their way are answered (drain.ts), not refused.
     return503OnClosing: false,
@@ -138,12 +139,12 @@ export const createServer = async (plan: Plan, options: ServerOptions): Promise<
   const tooLong = `The request target is longer than ${formatBytes(guards.urlBytes)}.`;
   app.addHook('onRequest', (request, reply, done) => {
     served++;
-    // Once closing, Fastify marks every answer `Connection: close`; early in a drain it must not (drain.ts).
-    if (drain?.draining && drain.keepsConnection()) reply.raw.removeHeader('connection');
     reply.header('x-request-id', request.id);
     reply.header('x-content-type-options', 'nosniff');
     // Answered here, before routing's work (authentication, the body) and without echoing the URL.
     if (request.url.length > guards.urlBytes) early(new ApiError('uri_too_long', tooLong), reply);
+    // Pipelined behind an answer that closed the connection: its answer could never be sent, so it is not carried out.
+    else if (drain?.draining && !drain.closesAfter(request.raw, reply.raw)) early(shuttingDown(), reply);
     else done();
   });
   // Below 'info' (e.g. --log-level warn) the request lines would be dropped anyway: skip the hook entirely.
