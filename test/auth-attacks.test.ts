@@ -10,6 +10,7 @@ import { SqliteStore } from '../src/storage/index.ts';
 import {
   type Answer,
   AUDIENCE,
+  AUTH_SPEC,
   BASIC_REALM,
   basic,
   bearer,
@@ -872,6 +873,47 @@ describe('A10 basic auth: the failed-login limiter', () => {
   it('the limiter is for basic logins only: API keys and tokens from a blocked address still work', async () => {
     expectOk(await send(z.url, 'GET', '/orders', { headers: z.asAdmin, localAddress: '127.0.4.1' }));
     expectOk(await send(z.url, 'GET', '/orders', { headers: bearer(z.a.token), localAddress: '127.0.4.1' }));
+  });
+});
+
+describe('A10 the failed-login limiter behind a trusted proxy', () => {
+  const PROXY = '127.0.6.1';
+  let z: World;
+  beforeAll(async () => {
+    z = await startAuthService({ spec: `${AUTH_SPEC}\nlimits:\n  trustProxy: [${PROXY}]\n` });
+    await createUser(z, 'shared@example.com', 'right-password', ['customer']);
+  });
+  afterAll(() => z.s.close({ remove: true }));
+
+  const login = (user: string, password: string, localAddress: string, forwardedFor?: string) =>
+    send(z.url, 'GET', '/orders', {
+      headers: { ...basic(user, password), ...(forwardedFor ? { 'x-forwarded-for': forwardedFor } : {}) },
+      localAddress,
+    });
+
+  it('counts the client the proxy names: one client sprays and is blocked, another behind the same proxy is not', async () => {
+    for (let i = 0; i < 10; i++)
+      expectProblem(
+        await login(`spray${i}@example.com`, 'Winter2026!', PROXY, '203.0.113.5'),
+        401,
+        'invalid_credentials',
+      );
+    expectProblem(await login('shared@example.com', 'right-password', PROXY, '203.0.113.5'), 429, 'too_many_requests');
+    expectOk(await login('shared@example.com', 'right-password', PROXY, '203.0.113.9'));
+  });
+
+  it('a caller that is not the proxy cannot pick its key: rotating X-Forwarded-For still counts its own address', async () => {
+    for (let i = 0; i < 10; i++)
+      expectProblem(
+        await login(`rotate${i}@example.com`, 'Winter2026!', '127.0.6.2', `198.51.100.${i + 1}`),
+        401,
+        'invalid_credentials',
+      );
+    expectProblem(
+      await login('shared@example.com', 'right-password', '127.0.6.2', '198.51.100.99'),
+      429,
+      'too_many_requests',
+    );
   });
 });
 

@@ -3,6 +3,7 @@ import type { RouteKind } from '../parts/auth/route-access.ts';
 import { routeKey } from '../parts/endpoints/routes.ts';
 import { ApiError } from '../parts/errors/api-error.ts';
 import type { ProblemContext, ProblemRenderer } from '../parts/errors/runtime.ts';
+import { requestAddress } from '../parts/limits/trusted-proxies.ts';
 import type { Plan } from '../plan/types.ts';
 import { bodyStep } from './body.ts';
 import { cannedProblem, rawProblem } from './canned-problem.ts';
@@ -125,6 +126,8 @@ export const createPipeline = (
   };
   // One shape for every request (the optional members present, undefined when unset): the handlers' property
   // loads stay monomorphic, and no object is made to be spread.
+  // The client's address as every per-address limit sees it: behind a trusted proxy, the client the proxy names.
+  const clientIp = requestAddress(plan.limits.trustProxy);
   const inputOf = (exchange: Exchange, deadline: Deadline): HandlerInput => {
     const { request, principal } = exchange;
     return {
@@ -134,7 +137,7 @@ export const createPipeline = (
       body: exchange.body,
       headers: request.headers,
       caller: principal?.subject ?? '',
-      ip: request.ip,
+      ip: clientIp(request),
       principal,
       apiVersion: exchange.version || undefined,
       reauthenticate: exchange.reauthenticate,

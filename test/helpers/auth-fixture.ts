@@ -484,9 +484,10 @@ export interface World {
   readonly asAdmin: Record<string, string>;
 }
 
-/** Serves the auth spec on a fresh SQLite file and sets up staff keys and two customers A and B. */
-export const startAuthService = async (opts: ServeOptions = {}): Promise<World> => {
-  const s = await servePlan(planOf(AUTH_SPEC), opts);
+/** Serves the auth spec (or a variant of it) on a fresh database and sets up staff keys and two customers A and B. */
+export const startAuthService = async (opts: ServeOptions & { readonly spec?: string } = {}): Promise<World> => {
+  const { spec = AUTH_SPEC, ...serve } = opts;
+  const s = await servePlan(planOf(spec), serve);
   const admin = await mintKey(s.store, ['admin'], { subject: 'staff-admin' });
   const billing = await mintKey(s.store, ['billing'], { subject: 'staff-billing' });
   const support = await mintKey(s.store, ['support'], { subject: 'staff-support' });

@@ -1,6 +1,7 @@
 import type { Plan } from '../../plan/types.ts';
 import type { CounterStore, Store } from '../../storage/index.ts';
 import { ApiError } from '../errors/api-error.ts';
+import { type AddressedRequest, requestAddress } from '../limits/trusted-proxies.ts';
 import { authorization, type CredentialSource, cookieValue, headerValue, queryValue } from './credentials.ts';
 import { FailureLimiter } from './failure-limiter.ts';
 import type { Access } from './plan.ts';
@@ -19,8 +20,8 @@ export type { Access } from './plan.ts';
  */
 export interface AuthRequest extends CredentialSource {
   readonly method: string;
-  /** The client address, for the failed-login limiter. */
-  readonly ip: string;
+  /** The connection, for the client address the failed-login limiter counts (behind a trusted proxy, its client). */
+  readonly socket: AddressedRequest['socket'];
   /** Header names and values as received (Node keeps only the first of two Authorization lines). */
   readonly raw?: { readonly rawHeaders: readonly string[] };
 }
@@ -46,6 +47,7 @@ const compileScheme = (
   spec: SchemeSpec,
 ): CompiledScheme => {
   const realm = quoted(spec.realm ?? plan.service.name);
+  const clientIp = requestAddress(plan.limits.trustProxy);
   switch (spec.type) {
     case 'apiKey': {
       const where = spec.in ?? 'header';
@@ -76,7 +78,7 @@ const compileScheme = (
         challenge: `Basic realm=${realm}, charset="UTF-8"`,
         fromCookie: false,
         read: (s) => authorization(s, 'basic'),
-        verify: (credential, request) => verify(credential, request.ip),
+        verify: (credential, request) => verify(credential, clientIp(request)),
       };
     }
     default: {

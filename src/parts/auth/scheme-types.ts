@@ -1,4 +1,5 @@
 import type { Static } from '@sinclair/typebox';
+import type { AddressedRequest } from '../limits/trusted-proxies.ts';
 import type { CredentialSource } from './credentials.ts';
 import type { Principal } from './principal.ts';
 import type { SchemeSchema } from './schema.ts';
@@ -6,9 +7,7 @@ import type { SchemeSchema } from './schema.ts';
 export type SchemeSpec = Static<typeof SchemeSchema>;
 
 /** A request's view for verifying (AuthRequest in authenticate.ts). */
-export interface VerifyRequest extends CredentialSource {
-  readonly ip: string;
-}
+export interface VerifyRequest extends CredentialSource, AddressedRequest {}
 
 /** One scheme compiled for the authenticator. */
 export interface CompiledScheme {

@@ -15,13 +15,13 @@ import {
   type Decided,
   limitable,
   type PolicySet,
-  peerAddress,
   type RateDeps,
   rateLimited,
   routePolicies,
   stateOf,
   violatedOf,
 } from './rate-step.ts';
+import { peerAddress } from './trusted-proxies.ts';
 
 /** What the front door needs besides the rate step's deps. */
 export interface FrontDoorDeps extends RateDeps {

@@ -10,6 +10,7 @@ import { ApiError } from '../errors/api-error.ts';
 import type { Cell, CellState, Verdict } from './gcra.ts';
 import type { RateCounters } from './rate-counters.ts';
 import { type NamedPolicy, policyItem, resetSeconds, retryAfter, sfString } from './rate-headers.ts';
+import { peerAddress } from './trusted-proxies.ts';
 
 /** What the rate step needs, built once at start-up. */
 export interface RateDeps {
@@ -52,19 +53,6 @@ export class RefusedCallers {
     this.#addresses.delete(address);
   }
 }
-
-/** The peer address of each open connection, read once: Node's `remoteAddress` getter costs ~500 instructions a call. */
-const peers = new WeakMap<object, string>();
-
-/** The address of the socket a request came on (before trusted proxies); undefined once the socket is closed. */
-export const peerAddress = (socket: { readonly remoteAddress?: string | undefined }): string | undefined => {
-  let address = peers.get(socket);
-  if (address === undefined) {
-    address = socket.remoteAddress;
-    if (address !== undefined) peers.set(socket, address);
-  }
-  return address;
-};
 
 const faster = (a: Rate, b: Rate) => a.limit / a.windowMs > b.limit / b.windowMs;
 
@@ -322,7 +310,7 @@ export const compileRateStep = (deps: RateDeps, route: PipelineRoute): Step | un
     if (!set) return;
     const subject = byIp || !principal?.subject ? undefined : principal.subject;
     const address =
-      subject === undefined ? deps.address(peerAddress(request.socket) ?? request.ip, request.headers) : undefined;
+      subject === undefined ? deps.address(peerAddress(request.socket) ?? '', request.headers) : undefined;
     let verdict: Verdict | Promise<Verdict>;
     try {
       const cells = address === undefined ? bySubject(set, subject as string) : byAddress(set, address);
