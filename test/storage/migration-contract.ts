@@ -140,6 +140,68 @@ export const migrationContract = (name: string, backend: Backend) => {
       );
     });
 
+    /** Whether the store takes a second record with these values (a unique index refuses it as a conflict). */
+    const takes = async (store: Store, values: Record<string, unknown>) => {
+      const error = await store.insert('Thing', thing(values)).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      if (error === undefined) return true;
+      expect(error).toBeInstanceOf(StoreError);
+      expect((error as StoreError).kind).toBe('unique');
+      return false;
+    };
+
+    it('a field made unique is enforced from then on; made unique over equal values it is refused, naming the field', async () => {
+      const database = await seeded(spec('      n: { type: integer }\n      m: { type: integer }'), [
+        thing({ n: 1, m: 5 }),
+        thing({ n: 2, m: 5 }),
+      ]);
+      const { refused } = await reopen(
+        database,
+        spec('      n: { type: integer }\n      m: { type: integer, unique: true }'),
+      );
+      expect(refused).toContain('Thing.m must be unique');
+      const { store } = await opened(
+        database,
+        spec('      n: { type: integer, unique: true }\n      m: { type: integer }'),
+      );
+      expect(await takes(store, { n: 1, m: 6 })).toBe(false);
+      expect(await takes(store, { n: 3, m: 6 })).toBe(true);
+      await store.close();
+    });
+
+    it('a field no longer unique takes equal values again', async () => {
+      const database = await seeded(spec('      n: { type: integer, unique: true }'), [thing({ n: 1 })]);
+      const { store } = await opened(database, spec('      n: { type: integer }'));
+      expect(await takes(store, { n: 1 })).toBe(true);
+      await store.close();
+    });
+
+    it('a declared index turned unique is enforced, turned back it is not; one over equal values is refused', async () => {
+      const fields = '      n: { type: integer }\n      m: { type: integer }';
+      const index = (unique: boolean, name = '') =>
+        spec(
+          fields,
+          `    indexes: [{ fields: [n, m]${unique ? ', unique: true' : ''}${name ? `, name: ${name}` : ''} }]`,
+        );
+      const database = await seeded(index(false), [thing({ n: 1, m: 1 })]);
+      let { store } = await opened(database, index(true));
+      expect(await takes(store, { n: 1, m: 1 })).toBe(false);
+      expect(await takes(store, { n: 1, m: 2 })).toBe(true);
+      await store.close();
+      ({ store } = await opened(database, index(false)));
+      expect(await takes(store, { n: 1, m: 1 })).toBe(true);
+      await store.close();
+      const { refused } = await reopen(database, index(true));
+      expect(refused).toContain('must be unique');
+      // A named index changes with its declaration too.
+      const named = await seeded(index(false, 'thing_pair'), [thing({ n: 7, m: 7 })]);
+      ({ store } = await opened(named, index(true, 'thing_pair')));
+      expect(await takes(store, { n: 7, m: 7 })).toBe(false);
+      await store.close();
+    });
+
     it('removing an enum value records hold is refused, naming it and its count; allowDataLoss gives the default', async () => {
       const rows = [thing({ kind: 'b' }), thing({ kind: 'c' }), thing({ kind: 'c' })];
       const database = await seeded(spec('      kind: { type: enum, values: [a, b, c], default: a }'), rows);

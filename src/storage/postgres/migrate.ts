@@ -10,9 +10,10 @@ import {
   type Problem,
   retypeReport,
   uniqueBrokenLine,
+  uniqueNewLine,
 } from '../sql/conversions.ts';
 import { quote } from '../sql/dialect.ts';
-import { indexStatements } from '../sql/indexes.ts';
+import { createIndex, type ExistingIndex, indexChanges } from '../sql/indexes.ts';
 import { type MigrationReport, StoreError } from '../store.ts';
 import { asSqliteValue, DATA_TYPE, ddlType, pgType, tableColumns } from './columns.ts';
 import { migratePostgresTallies } from './tallies.ts';
@@ -67,6 +68,42 @@ const guarded = async (
       resource.name,
       resource.fields.find((f) => f.column === column)?.name ?? column ?? 'a unique field',
     );
+  }
+};
+
+/** The indexes of a table in the current schema, but those of its primary key and constraints. */
+const INDEXES_OF = `SELECT i.relname AS name, x.indisunique AS unique,
+  ARRAY(SELECT a.attname::text FROM unnest(x.indkey::int2[]) WITH ORDINALITY AS k(attnum, n)
+        JOIN pg_attribute a ON a.attrelid = x.indrelid AND a.attnum = k.attnum ORDER BY k.n) AS columns
+FROM pg_index x
+JOIN pg_class i ON i.oid = x.indexrelid
+JOIN pg_class t ON t.oid = x.indrelid
+JOIN pg_namespace s ON s.oid = t.relnamespace
+WHERE s.nspname = current_schema() AND t.relname = $1
+  AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = x.indexrelid)`;
+
+/** PostgreSQL keeps the first 63 bytes of a longer name. */
+const storedName = (name: string) =>
+  Buffer.byteLength(name) <= 63 ? name : Buffer.from(name).subarray(0, 63).toString();
+
+/**
+ * Brings the table's indexes to the spec (sql/indexes.ts `indexChanges`), under a savepoint: a unique index the
+ * stored values break is a problem, and the migration's transaction lives on to name every other one.
+ */
+const reconcileIndexes = async (client: Client, resource: ResourcePlan): Promise<Problem | undefined> => {
+  const existing = (await client.query(INDEXES_OF, [resource.table])).rows as ExistingIndex[];
+  const { drop, create } = indexChanges(resource, existing, storedName);
+  await client.query('SAVEPOINT nf_indexes');
+  let index: (typeof create)[number] | undefined;
+  try {
+    for (const name of drop) await client.query(`DROP INDEX ${quote(name)}`);
+    for (index of create) await client.query(createIndex(resource.table, index));
+    await client.query('RELEASE nf_indexes');
+    return undefined;
+  } catch (error) {
+    await client.query('ROLLBACK TO nf_indexes');
+    if ((error as { code?: string }).code !== '23505' || !index) throw error;
+    return uniqueNewLine(resource.name, index.fields);
   }
 };
 
@@ -232,7 +269,8 @@ export const migratePostgres = async (client: Client, plan: Plan, allowDataLoss:
         [resource.name, c.field.name, c.field.type],
       );
     }
-    for (const statement of indexStatements(resource)) await client.query(statement);
+    const broken = await reconcileIndexes(client, resource);
+    if (broken) problems.push(broken);
   }
   if (problems.length > 0) throw refusal(problems);
   await migratePostgresTallies(client, plan);

@@ -176,6 +176,12 @@ export const uniqueBrokenLine = (resource: string, field: string): Problem => ({
   allowed: false,
 });
 
+/** A field or index newly declared unique over records that share a value: the data must change first. */
+export const uniqueNewLine = (resource: string, fields: readonly string[]): Problem => ({
+  line: `${resource}.${fields.length === 1 ? fields[0] : `(${fields.join(', ')})`} must be unique now, and two or more records hold the same value; make them differ, then start again`,
+  allowed: false,
+});
+
 /**
  * What removing enum values that records hold means: a line per value, and, when --allow-data-loss may apply it,
  * the value those records get and the report line.

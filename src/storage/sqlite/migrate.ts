@@ -2,8 +2,8 @@ import type { Database } from 'better-sqlite3';
 import type { FieldType } from '../../parts/resources/field-schema.ts';
 import { snakeCase } from '../../parts/resources/naming.ts';
 import type { FieldPlan, Plan, ResourcePlan } from '../../plan/types.ts';
-import { idStyleChanged, uniqueBrokenLine } from '../sql/conversions.ts';
-import { indexStatements } from '../sql/indexes.ts';
+import { idStyleChanged, uniqueBrokenLine, uniqueNewLine } from '../sql/conversions.ts';
+import { createIndex, type ExistingIndex, indexChanges } from '../sql/indexes.ts';
 import { type MigrationReport, StoreError } from '../store.ts';
 import { quote, sqliteType, tableColumns } from './columns.ts';
 import { conversionFunctions, enumChange, type FieldChange, type Problem, retype } from './field-changes.ts';
@@ -68,6 +68,38 @@ const attempt = (rewrite: () => void, resource: ResourcePlan): Problem | undefin
     if (e.code !== 'SQLITE_CONSTRAINT_UNIQUE') throw error;
     return uniqueBroken(e.message ?? '', resource);
   }
+};
+
+/**
+ * Brings the table's indexes to the spec (sql/indexes.ts `indexChanges`): changed ones dropped and made again,
+ * missing ones made, Ninefold's no longer asked for dropped. A unique index the stored values break is a problem.
+ */
+const reconcileIndexes = (db: Database, resource: ResourcePlan): Problem | undefined => {
+  const table = quote(resource.table);
+  const listed = db.prepare(`PRAGMA index_list(${table})`).all() as Array<{
+    name: string;
+    unique: number;
+    origin: string;
+  }>;
+  // origin 'c': made by CREATE INDEX (not a primary key's or a constraint's).
+  const existing: ExistingIndex[] = listed
+    .filter((i) => i.origin === 'c')
+    .map((i) => ({
+      name: i.name,
+      unique: i.unique === 1,
+      columns: (db.prepare(`PRAGMA index_info(${quote(i.name)})`).all() as Array<{ name: string }>).map((c) => c.name),
+    }));
+  const { drop, create } = indexChanges(resource, existing);
+  for (const name of drop) db.exec(`DROP INDEX ${quote(name)}`);
+  for (const index of create) {
+    try {
+      db.exec(createIndex(resource.table, index));
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'SQLITE_CONSTRAINT_UNIQUE') throw error;
+      return uniqueNewLine(resource.name, index.fields);
+    }
+  }
+  return undefined;
 };
 
 const uniqueBroken = (message: string, resource: ResourcePlan): Problem => {
@@ -164,7 +196,8 @@ export const migrateSqlite = (db: Database, plan: Plan, allowDataLoss: boolean):
       }
       if (problems.length > 0) continue;
       for (const c of columns) if (c.field) setMeta.run(resource.name, c.field.name, c.field.type);
-      for (const statement of indexStatements(resource)) db.exec(statement);
+      const broken = reconcileIndexes(db, resource);
+      if (broken) problems.push(broken);
     }
     if (problems.length > 0) throw refusal(problems);
     migrateSqliteTallies(db, plan);
