@@ -123,6 +123,8 @@ interface Transaction {
   readonly held: Held[];
   /** Savepoints under way: writes are sent and waited for, not held. */
   eager: number;
+  /** Statements waiting for the client to be checked out (see #inTransaction). */
+  waiting: number;
   /** Writes sent on the client whose answers COMMIT waits for. */
   readonly sent: Promise<unknown>[];
   /** What the first of them failed with: the error the transaction fails with. */
@@ -140,20 +142,27 @@ type Queryable = Pick<pg.PoolClient, 'query'>;
 
 const rowsOf = <R>(result: { rows: R[] }): R[] => result.rows;
 
+/** Sockets corked until the current turn's microtasks have run (see corked). */
+const corkedStreams = new WeakSet<object>();
+
 /**
  * Runs `send` with the client's socket corked: node-postgres writes every statement to the socket as it is made, one
- * system call each, and a system call costs more than the statement's own work here. Corked, BEGIN, the held writes,
- * the statement that needs an answer (or COMMIT) leave in one write.
+ * system call each, and a system call costs more than the statement's own work here. Corked until the microtasks
+ * queued so far have run, BEGIN, the held writes, the statement that needs an answer (or COMMIT), and any other
+ * statement the transaction makes meanwhile (a compare-and-set sent behind the read it follows) leave in one write.
  */
 const corked = <T>(client: pg.PoolClient, send: () => T): T => {
   const stream = (client as unknown as { connection?: { stream?: { cork?(): void; uncork?(): void } } }).connection
     ?.stream;
-  stream?.cork?.();
-  try {
-    return send();
-  } finally {
-    stream?.uncork?.();
+  if (stream?.cork && stream.uncork && !corkedStreams.has(stream)) {
+    corkedStreams.add(stream);
+    stream.cork();
+    queueMicrotask(() => {
+      corkedStreams.delete(stream);
+      stream.uncork?.();
+    });
   }
+  return send();
 };
 
 /**
@@ -162,6 +171,8 @@ const corked = <T>(client: pg.PoolClient, send: () => T): T => {
  * of the store) goes to that client; statements outside a transaction run on their own (autocommit).
  */
 const ignore = () => undefined;
+/** What a held write answers at once (not async: a promise and a turn less on the path of every write). */
+const HELD: Promise<void> = Promise.resolve();
 
 export class PgPool {
   readonly pool: pg.Pool;
@@ -323,19 +334,46 @@ export class PgPool {
     });
   }
 
-  async #inTransaction<R>(tx: Transaction, text: string, params: readonly unknown[]) {
-    const client = await this.#open(tx);
-    try {
-      return await corked(client, () => {
-        this.#sendPending(tx, client);
-        return this.#send<R>(client, text, params);
-      });
-    } catch (error) {
-      // Behind a held write that failed, the statement fails only because the transaction is aborted (25P02):
-      // the held write's error is the one that means something.
-      if ((error as { code?: unknown }).code === '25P02') await Promise.allSettled(tx.sent);
-      throw tx.failure ? tx.failure.error : error;
+  #inTransaction<R>(tx: Transaction, text: string, params: readonly unknown[]) {
+    // Once the client is checked out and no statement made before waits for it, a statement is sent at once (no
+    // turn of the loop); the ones that wait go out in the order they were made.
+    let sent: Promise<pg.QueryResult<R & pg.QueryResultRow>>;
+    if (tx.client && tx.waiting === 0) {
+      try {
+        sent = this.#sendOn<R>(tx, tx.client, text, params);
+      } catch (error) {
+        sent = Promise.reject(error);
+      }
+    } else {
+      tx.waiting++;
+      sent = this.#open(tx).then(
+        (client) => {
+          tx.waiting--;
+          return this.#sendOn<R>(tx, client, text, params);
+        },
+        (error: unknown) => {
+          tx.waiting--;
+          throw error;
+        },
+      );
     }
+    return sent.catch((error: unknown) => this.#failure(tx, error));
+  }
+
+  #sendOn<R>(tx: Transaction, client: pg.PoolClient, text: string, params: readonly unknown[]) {
+    return corked(client, () => {
+      this.#sendPending(tx, client);
+      return this.#send<R>(client, text, params);
+    });
+  }
+
+  /**
+   * Behind a held write that failed, a statement fails only because the transaction is aborted (25P02): the held
+   * write's error is the one that means something.
+   */
+  async #failure(tx: Transaction, error: unknown): Promise<never> {
+    if ((error as { code?: unknown }).code === '25P02') await Promise.allSettled(tx.sent);
+    throw tx.failure ? tx.failure.error : error;
   }
 
   /**
@@ -345,13 +383,11 @@ export class PgPool {
    * write runs it on its own (autocommit), as atomic as the transaction. Its failure fails the transaction (at
    * COMMIT, or the next statement).
    */
-  async write(text: string, params: readonly unknown[] = []): Promise<void> {
+  write(text: string, params: readonly unknown[] = []): Promise<void> {
     const tx = this.#context.getStore();
-    if (tx === undefined || tx.released || tx.committed || tx.eager > 0) {
-      await this.result(text, params);
-      return;
-    }
+    if (tx === undefined || tx.released || tx.committed || tx.eager > 0) return this.result(text, params).then(ignore);
     tx.held.push({ text, params });
+    return HELD;
   }
 
   #track(tx: Transaction, sent: Promise<unknown>) {
@@ -416,7 +452,7 @@ export class PgPool {
    */
   async transaction<T>(fn: () => Promise<T>): Promise<T> {
     if (this.inTransaction) return fn();
-    const tx: Transaction = { held: [], sent: [], eager: 0, afterCommit: new Set(), committed: false, released: false };
+    const tx: Transaction = { held: [], sent: [], eager: 0, waiting: 0, afterCommit: new Set(), committed: false, released: false };
     let broken: unknown;
     this.#active++;
     try {
