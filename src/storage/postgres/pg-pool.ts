@@ -452,7 +452,15 @@ export class PgPool {
    */
   async transaction<T>(fn: () => Promise<T>): Promise<T> {
     if (this.inTransaction) return fn();
-    const tx: Transaction = { held: [], sent: [], eager: 0, waiting: 0, afterCommit: new Set(), committed: false, released: false };
+    const tx: Transaction = {
+      held: [],
+      sent: [],
+      eager: 0,
+      waiting: 0,
+      afterCommit: new Set(),
+      committed: false,
+      released: false,
+    };
     let broken: unknown;
     this.#active++;
     try {
@@ -548,19 +556,22 @@ export class PgPool {
    * nothing was sent before). A transaction that never needed an answer and holds one write runs it on its own
    * (autocommit); one that holds none and never began sends nothing.
    */
-  async #commit(tx: Transaction): Promise<void> {
-    if (!tx.opening) {
-      const [only, ...more] = tx.held;
-      if (!only) return;
-      const alone = more.length === 0 ? only : this.#merged(tx.held);
+  #commit(tx: Transaction): Promise<void> {
+    const held = tx.held;
+    if (!tx.opening && held.length > 0) {
+      const alone = held.length === 1 ? held[0] : this.#merged(held);
       if (alone) {
-        tx.held.length = 0;
+        held.length = 0;
         // Not on a lane: each commit waits for its WAL flush, one after the other on one backend, where commits on
         // backends of their own are flushed together (measured: POST at 0.7x of the pool's, bench/RESULTS.md).
-        await this.#send(this.pool, alone.text, alone.params);
-        return;
+        return this.#send(this.pool, alone.text, alone.params).then(ignore);
       }
     }
+    if (!tx.opening && held.length === 0) return HELD;
+    return this.#commitOn(tx);
+  }
+
+  async #commitOn(tx: Transaction): Promise<void> {
     const client = await this.#open(tx);
     const committed = corked(client, () => {
       this.#sendPending(tx, client);
