@@ -142,27 +142,20 @@ type Queryable = Pick<pg.PoolClient, 'query'>;
 
 const rowsOf = <R>(result: { rows: R[] }): R[] => result.rows;
 
-/** Sockets corked until the current turn's microtasks have run (see corked). */
-const corkedStreams = new WeakSet<object>();
-
 /**
  * Runs `send` with the client's socket corked: node-postgres writes every statement to the socket as it is made, one
- * system call each, and a system call costs more than the statement's own work here. Corked until the microtasks
- * queued so far have run, BEGIN, the held writes, the statement that needs an answer (or COMMIT), and any other
- * statement the transaction makes meanwhile (a compare-and-set sent behind the read it follows) leave in one write.
+ * system call each, and a system call costs more than the statement's own work here. Corked, BEGIN, the held writes,
+ * the statement that needs an answer (or COMMIT) leave in one write.
  */
 const corked = <T>(client: pg.PoolClient, send: () => T): T => {
   const stream = (client as unknown as { connection?: { stream?: { cork?(): void; uncork?(): void } } }).connection
     ?.stream;
-  if (stream?.cork && stream.uncork && !corkedStreams.has(stream)) {
-    corkedStreams.add(stream);
-    stream.cork();
-    queueMicrotask(() => {
-      corkedStreams.delete(stream);
-      stream.uncork?.();
-    });
+  stream?.cork?.();
+  try {
+    return send();
+  } finally {
+    stream?.uncork?.();
   }
-  return send();
 };
 
 /**
