@@ -10,7 +10,7 @@
 //
 // env (defaults): ROUNDS=3 DURATION=8 WARMUP=2 CONNS=50 SERVER_CPU=0 CLIENT_CPU=1 USERS=1000 ARTICLES=5000
 //                 PG_URL=postgres://postgres@127.0.0.1:5432/test (PG=0 leaves PostgreSQL out) PORT=18470
-//                 LINES=off,on,caller (which lines run)
+//                 LINES=off,on,caller (which lines run) STORES=sqlite,pg (which stores' lines run)
 //                 NF_BIN=<another checkout's bin/ninefold.js> serves every line (compare two builds)
 //                 CPU=<n>: no throughput; each run answers a fixed n requests (autocannon, after n/4 to warm up) and
 //                 the table shows the server's CPU per request only, which a shared machine disturbs far less
@@ -20,6 +20,9 @@
 //                 instructions per request and the ratio off/on per round. OUT=<dir> keeps the callgrind files.
 //                 NODE_ARGS='--trace-gc' (node flags for the measured servers; with OUT, their output goes to
 //                 OUT/<line>.log)
+//                 PG_CPU=1 (with CPU=<n>: also the CPU of the server's PostgreSQL backends per request, as in
+//                 bench/pg-cpu.mjs: the server connects with PGAPPNAME=bench-computed-<PORT>, its backends are found in
+//                 pg_stat_activity and their /proc/<pid>/stat read; shared background processes are not counted)
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -135,9 +138,11 @@ const allLines = targets.flatMap((t) => [
   },
 ]);
 // LINES=off,on (or caller): only those lines.
-const lines = env.LINES
-  ? allLines.filter((l) => env.LINES.split(',').includes(l.computed === true ? 'on' : l.computed || 'off'))
-  : allLines;
+const lines = allLines.filter(
+  (l) =>
+    (!env.LINES || env.LINES.split(',').includes(l.computed === true ? 'on' : l.computed || 'off')) &&
+    (!env.STORES || env.STORES.split(',').includes(l.store)),
+);
 
 const pinned = (cpu, cmd, args) => ['taskset', ['-c', cpu, cmd, ...args]];
 const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
@@ -182,7 +187,11 @@ const start = async (line) => {
     '--log-level',
     'warn',
   ]);
-  const child = spawn(cmd, argv, { detached: true, stdio: ['ignore', out, out] });
+  const child = spawn(cmd, argv, {
+    detached: true,
+    stdio: ['ignore', out, out],
+    env: { ...env, PGAPPNAME: `bench-computed-${PORT}` },
+  });
   for (let i = 0; i < (GRIND ? 6000 : 600); i++) {
     try {
       if ((await fetch(`http://127.0.0.1:${PORT}/healthz`)).ok) return child;
@@ -236,6 +245,26 @@ const fixed = (line, amount) =>
     ),
   );
 
+/** CPU seconds of every PostgreSQL backend the server has open, by pid (PG_CPU=1 on a PostgreSQL line only). */
+const backendSeconds = async (line) => {
+  const out = new Map();
+  if (!env.PG_CPU || line.store !== 'pg') return out;
+  const { rows } = await admin.query('SELECT pid FROM pg_stat_activity WHERE application_name = $1', [
+    `bench-computed-${PORT}`,
+  ]);
+  for (const { pid } of rows) {
+    try {
+      out.set(pid, cpuSeconds(pid));
+    } catch {}
+  }
+  return out;
+};
+const backendSpent = (before, after) => {
+  let s = 0;
+  for (const [pid, t] of after) s += t - (before.get(pid) ?? 0);
+  return s;
+};
+
 const callgrind = (flag, pid, value) =>
   execFileSync('callgrind_control', [value ? `${flag}=${value}` : flag, String(pid)], { stdio: 'ignore' });
 /** Instructions counted in the server's dump after the counters were zeroed (all its threads). */
@@ -272,7 +301,9 @@ for (let round = 1; round <= ROUNDS; round++) {
       if (GRIND) callgrind('-i', child.pid, 'on');
       if (GRIND) callgrind('-z', child.pid);
       const before = cpuSeconds(child.pid);
+      const pgBefore = await backendSeconds(line);
       const measured = CPU ? await fixed(line, CPU) : wrk(line, DURATION);
+      const pgAfter = await backendSeconds(line);
       if (GRIND) callgrind('-d', child.pid);
       // The server's own CPU per answer: on a shared machine it moves far less than req/s with the neighbours' load.
       // Under GRIND, instructions per answer in its place (the column then reads k instructions).
@@ -281,12 +312,13 @@ for (let round = 1; round <= ROUNDS; round++) {
         cpuUs: GRIND
           ? instructions(line, child.pid) / 1000 / Math.max(1, measured.requests)
           : ((cpuSeconds(child.pid) - before) * 1e6) / Math.max(1, measured.requests),
+        pgUs: (backendSpent(pgBefore, pgAfter) * 1e6) / Math.max(1, measured.requests),
       };
       if (measured.non2xx) throw new Error(`${line.label}: ${measured.non2xx} answers not 2xx`);
       results.get(line.label).push(r);
       load.push(Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]));
       log(
-        `round ${round} ${line.label}: ${r.rps} req/s, ${r.cpuUs.toFixed(0)} ${GRIND ? 'k instructions' : 'µs server CPU'} per request, p99 ${r.p99}`,
+        `round ${round} ${line.label}: ${r.rps} req/s, ${r.cpuUs.toFixed(0)} ${GRIND ? 'k instructions' : 'µs server CPU'} per request${pgBefore.size || pgAfter.size ? `, ${r.pgUs.toFixed(0)} µs PostgreSQL backends` : ''}, p99 ${r.p99}`,
       );
     } finally {
       await stop(child);
@@ -307,14 +339,15 @@ const median = (xs) => {
 };
 const out = CPU
   ? [
-      `| line | ${unit} (median) | per round | ${ratioName} per round | ${ratioName} (median) |`,
-      '|:--|--:|:--|:--|--:|',
+      `| line | ${unit} (median) | per round | ${ratioName} per round | ${ratioName} (median) |${env.PG_CPU ? ' PostgreSQL backends µs/request (median) | per round |' : ''}`,
+      `|:--|--:|:--|:--|--:|${env.PG_CPU ? '--:|:--|' : ''}`,
     ]
   : [
       '| line | req/s (median) | min..max | on/off req/s per round | on/off req/s (median) | server CPU µs/request (median) | off/on CPU per round | off/on CPU (median) |',
       '|:--|--:|--:|:--|--:|--:|:--|--:|',
     ];
 for (const t of targets) {
+  if (!lines.some((l) => l.store === t.store)) continue;
   const offLabel = `${t.store} list of 20, no computed fields`;
   const off = results.get(offLabel);
   const onLines = lines.filter((l) => l.store === t.store && l.computed).map((l) => l.label);
@@ -328,7 +361,7 @@ for (const t of targets) {
     const fmt = (xs) => (xs ? xs.map((x) => x.toFixed(2)).join(', ') : '');
     if (CPU) {
       out.push(
-        `| ${label} | ${Math.round(median(list.map((r) => r.cpuUs)))} | ${list.map((r) => r.cpuUs.toFixed(0)).join(', ')} | ${fmt(cpuRatio)} | ${cpuRatio ? median(cpuRatio).toFixed(2) : ''} |`,
+        `| ${label} | ${Math.round(median(list.map((r) => r.cpuUs)))} | ${list.map((r) => r.cpuUs.toFixed(0)).join(', ')} | ${fmt(cpuRatio)} | ${cpuRatio ? median(cpuRatio).toFixed(2) : ''} |${env.PG_CPU ? ` ${t.store === 'pg' ? Math.round(median(list.map((r) => r.pgUs))) : ''} | ${t.store === 'pg' ? list.map((r) => r.pgUs.toFixed(0)).join(', ') : ''} |` : ''}`,
       );
       continue;
     }

@@ -1,4 +1,5 @@
 import type { FieldPlan, ResourcePlan } from '../../plan/types.ts';
+import type { ComputedSql } from '../sql/computed-sql.ts';
 
 export type PgType = 'text' | 'bigint' | 'double precision' | 'boolean' | 'numeric';
 
@@ -35,10 +36,37 @@ export const toPg = (field: FieldPlan): ((value: unknown) => unknown) => {
   return (v) => (v === undefined ? null : v);
 };
 
+const asRead = (v: unknown) => v;
+
 /** A stored value (as node-postgres reads it) back to the field's JS value. */
 export const fromPg = (field: FieldPlan): ((value: unknown) => unknown) => {
   if (isJson(field)) return (v) => (v === null ? null : JSON.parse(v as string));
-  return (v) => v;
+  return asRead;
+};
+
+/**
+ * A row from a raw result (node-postgres' object row, by column name), then a list's computed columns (by alias).
+ * Compiled per table, and per list shape with computed columns, to one object literal with each field's name written
+ * out, as on SQLite (sqlite/columns.ts): the row is made in its final shape at once, not grown field by field and
+ * then given its computed values by a loop of keyed stores.
+ */
+export const compileRowReader = (
+  fields: readonly FieldPlan[],
+  computed?: ComputedSql,
+): ((raw: Record<string, unknown>) => Record<string, unknown>) => {
+  const readers = fields.map(fromPg);
+  const key = (name: string) => JSON.stringify(name);
+  const values = fields.map((f, i) => {
+    const value = `raw[${key(f.column)}]`;
+    const converted = readers[i] === asRead ? value : `readers[${i}](${value})`;
+    return `${key(f.name)}: ${value} === null || ${value} === undefined ? null : ${converted},`;
+  });
+  const extra = computed ? computed.reads((_, alias) => `raw[${key(alias)}]`) : [];
+  const body = `return (raw) => ({
+    id: String(raw.id), createdAt: raw.created_at, updatedAt: raw.updated_at, revision: raw.revision,
+    ${[...values, ...extra].join('\n    ')}
+  });`;
+  return new Function('readers', body)(readers);
 };
 
 /** A stored value in the shape the shared conversions (sql/conversions.ts) read: SQLite's (booleans 1 and 0). */

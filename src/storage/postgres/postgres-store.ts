@@ -1,6 +1,6 @@
 import type { Plan, ResourcePlan } from '../../plan/types.ts';
 import { notifying } from '../local-signals.ts';
-import { buildComputedSql, type ComputedSql, computedShapeKey } from '../sql/computed-sql.ts';
+import { buildComputedSql, computedShapeKey } from '../sql/computed-sql.ts';
 import { quote } from '../sql/dialect.ts';
 import { buildDistinctSql, type DistinctSql, distinctShapeKey } from '../sql/distinct-sql.ts';
 import { buildListSql, cursorValues, type ListSql, listShapeKey, SYSTEM_COLUMNS } from '../sql/list-sql.ts';
@@ -17,7 +17,7 @@ import {
   type UpdateExpectation,
 } from '../store.ts';
 import { postgresApiKeys } from './api-keys.ts';
-import { fromPg, toPg } from './columns.ts';
+import { compileRowReader, toPg } from './columns.ts';
 import { postgresCounters } from './counters.ts';
 import { postgresEventLog } from './event-log.ts';
 import { postgresIdempotency } from './idempotency.ts';
@@ -46,7 +46,8 @@ interface Table {
   readonly getLocked: Readonly<Record<RowLock, string>>;
   readonly toRow: (raw: Record<string, unknown>) => Row;
   readonly toParams: (row: Row) => unknown[];
-  readonly lists: Map<string, ListSql & { readonly computed?: ComputedSql }>;
+  /** List statements per shape, each with the reader of its rows (the table's, or one with the computed columns). */
+  readonly lists: Map<string, ListSql & { readonly toRow: (raw: Record<string, unknown>) => Row }>;
   readonly distincts: Map<string, DistinctSql>;
   /** UPDATE statements by shape (the columns set, the columns compared, whether the revision is). */
   readonly updates: Map<string, string>;
@@ -249,7 +250,6 @@ export class PostgresStore implements Store {
     const fields = plan.fields;
     const names = ['id', 'created_at', 'updated_at', 'revision', ...fields.map((f) => f.column)];
     const writers = fields.map(toPg);
-    const readers = fields.map(fromPg);
     const columns = names.map(quote).join(', ');
     return {
       plan,
@@ -260,20 +260,7 @@ export class PostgresStore implements Store {
         reference: `SELECT ${columns} FROM ${t} WHERE id = $1 FOR KEY SHARE`,
         delete: `SELECT ${columns} FROM ${t} WHERE id = $1 FOR UPDATE`,
       },
-      toRow: (raw) => {
-        const row: Row = {
-          id: String(raw.id),
-          createdAt: raw.created_at as string,
-          updatedAt: raw.updated_at as string,
-          revision: raw.revision as number,
-        };
-        for (let i = 0; i < fields.length; i++) {
-          const f = fields[i] as (typeof fields)[number];
-          const v = raw[f.column];
-          row[f.name] = v === null || v === undefined ? null : (readers[i] as (v: unknown) => unknown)(v);
-        }
-        return row;
-      },
+      toRow: compileRowReader(fields) as (raw: Record<string, unknown>) => Row,
       toParams: (row) => [
         row.id,
         row.createdAt,
@@ -384,15 +371,15 @@ export class PostgresStore implements Store {
       const where = related && { clauses: related.clauses, params: (q: ListQuery) => related.params(q.related) };
       sql = {
         ...buildListSql(postgresDialect, table.plan, query, table.columns, extra, where),
-        ...(computed ? { computed } : {}),
+        // The computed columns follow the table's: one reader makes each row with them.
+        toRow: computed
+          ? (compileRowReader(table.plan.fields, computed) as (raw: Record<string, unknown>) => Row)
+          : table.toRow,
       };
       if (table.lists.size < MAX_CACHED_SHAPES) table.lists.set(key, sql);
     }
     const raws = await this.#db.read<Record<string, unknown>>(sql.select, sql.params(query));
-    const computed = sql.computed;
-    const rows = raws.map(table.toRow);
-    if (computed)
-      for (let i = 0; i < rows.length; i++) computed.fill(rows[i] as Row, raws[i] as Record<string, unknown>, 0);
+    const rows = raws.map(sql.toRow);
     if (!sql.count) return { rows };
     const [counted] = await this.#db.read<{ n: number }>(sql.count, sql.countParams(query));
     return { rows, total: counted?.n ?? 0 };

@@ -1,5 +1,5 @@
 import type { FieldPlan, ResourcePlan } from '../../plan/types.ts';
-import type { ComputedColumn } from '../store.ts';
+import type { ComputedSql } from '../sql/computed-sql.ts';
 
 export { quote } from '../sql/dialect.ts';
 export { SYSTEM_COLUMNS } from '../sql/list-sql.ts';
@@ -44,7 +44,7 @@ export const fromSqlite = (field: FieldPlan): ((value: unknown) => unknown) => {
  */
 export const compileRowReader = (
   fields: readonly FieldPlan[],
-  computed: readonly ComputedColumn[] = [],
+  computed?: ComputedSql,
 ): ((raw: unknown[]) => Record<string, unknown>) => {
   const readers = fields.map(fromSqlite);
   const key = (name: string) => JSON.stringify(name);
@@ -54,10 +54,7 @@ export const compileRowReader = (
     return `${key(f.name)}: ${value} === null || ${value} === undefined ? null : ${converted},`;
   });
   const offset = 4 + fields.length;
-  const extra = computed.map(
-    (c, i) =>
-      `${key(c.name)}: ${c.kind === 'exists' ? `raw[${offset + i}] === 1` : `Number(raw[${offset + i}] ?? 0)`},`,
-  );
+  const extra = computed ? computed.reads((slot) => `raw[${offset + slot}]`) : [];
   const body = `return (raw) => ({
     id: String(raw[0]), createdAt: raw[1], updatedAt: raw[2], revision: raw[3],
     ${[...values, ...extra].join('\n    ')}

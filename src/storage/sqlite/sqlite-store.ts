@@ -262,9 +262,7 @@ export class SqliteStore implements Store {
         select: this.#db.prepare(sql.select).raw(true),
         ...(sql.count ? { count: this.#db.prepare(sql.count) } : {}),
         // The computed columns follow the table's: one reader makes each row with them.
-        toRow: query.computed?.length
-          ? (compileRowReader(table.plan.fields, query.computed) as (raw: unknown[]) => Row)
-          : table.toRow,
+        toRow: computed ? (compileRowReader(table.plan.fields, computed) as (raw: unknown[]) => Row) : table.toRow,
       };
       if (table.lists.size < MAX_CACHED_SHAPES) table.lists.set(key, entry);
     }
