@@ -6,11 +6,13 @@
 // Needs valgrind (callgrind_control) and a build (npm run build).
 //
 // env (defaults): BINS=bin/ninefold.js (comma-separated builds to compare, each a bin/ninefold.js)
-// SPECS=items.yaml,items-rate.yaml  WARM=6000  N=5000  CONNS=20  KEEP= (a directory to keep the callgrind files in)
+// SPECS=items.yaml,items-rate.yaml  WARM=15000  N=4000  CONNS=20  KEEP= (a directory to keep the callgrind files in)
 // TIMEOUT=10 (seconds autocannon waits for an answer: raise it on a loaded host, where valgrind's server is slow)
 // PORT= (the servers' port; by default one picked at random from 18900-18989)
 // NODE_FLAGS (node flags; by default a fixed young generation and a large first old generation, so that scavenges
 // come at the same rate in every run and no mark-compact falls into the window: one moved a figure by 30 % here;
+// and no memory reducer, whose timer (slow under valgrind) started incremental marking 10,000 requests in, at 10-50k
+// instructions a request;
 // add --perf-basic-prof to name the JIT code of KEEP's files from /tmp/perf-<pid>.map)
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -24,11 +26,13 @@ const ROOT = resolve(BENCH, '..');
 const env = process.env;
 const BINS = (env.BINS ?? join(ROOT, 'bin/ninefold.js')).split(',');
 const SPECS = (env.SPECS ?? 'items.yaml,items-rate.yaml').split(',');
-const WARM = Number(env.WARM ?? 6000);
-const N = Number(env.N ?? 5000);
+// The window (requests 15,001-19,000) is past the in-process counters' first sweep (decision 10,000: `take` deopts
+// there once and is compiled again) and before their second, and past most of TurboFan's compiling.
+const WARM = Number(env.WARM ?? 15000);
+const N = Number(env.N ?? 4000);
 const CONNS = Number(env.CONNS ?? 20);
 const TIMEOUT = Number(env.TIMEOUT ?? 10);
-const HEAP_FLAGS = '--min-semi-space-size=16 --max-semi-space-size=16 --initial-old-space-size=512';
+const HEAP_FLAGS = '--min-semi-space-size=16 --max-semi-space-size=16 --initial-old-space-size=512 --no-memory-reducer';
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 const control = (flag, pid) =>

@@ -40,7 +40,8 @@ export type Phase = (typeof LIFECYCLE)[number];
 /** The phases a part may add steps to; the others are the pipeline's own. */
 export type StepPhase = Exclude<Phase, 'route' | 'transaction' | 'handle'>;
 
-/** Phases that run before the body is read (Fastify's onRequest): a caller who may not call learns nothing more. */
+/** Phases that run before the body is read (Fastify's onRequest; a GET's in its handler, which Fastify runs next): a
+ * caller who may not call learns nothing more. */
 export const BEFORE_BODY: readonly StepPhase[] = ['authenticate', 'limit', 'version'];
 /** Phases that run after the body is read, in the route's handler. */
 export const AFTER_BODY: readonly StepPhase[] = ['parse', 'validate', 'authorise'];

@@ -58,7 +58,8 @@ const timedOut = () =>
 /**
  * The one pipeline every route runs: parts declare routes and steps through the host, and `build` compiles each
  * route's steps in lifecycle order, once. Steps before the body is read run in the route's onRequest hook (one
- * hook, synchronous when every step is), the rest in its handler.
+ * hook, synchronous when every step is), the rest in its handler; a GET, which has no body, runs them all in its
+ * handler.
  */
 export const createPipeline = (
   app: FastifyInstance,
@@ -100,8 +101,7 @@ export const createPipeline = (
     return exchange;
   };
   /** The before-body steps as one onRequest hook; undefined when the route has none. */
-  const onRequestOf = (route: PipelineRoute) => {
-    const early = stepsOf(route, BEFORE_BODY);
+  const onRequestOf = (route: PipelineRoute, early: readonly Step[]) => {
     if (early.length === 0) return undefined;
     return (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => {
       let pending: void | Promise<void>;
@@ -151,13 +151,18 @@ export const createPipeline = (
   };
 
   const register = (route: PipelineRoute) => {
-    const afterBody = stepsOf(route, AFTER_BODY);
+    const early = stepsOf(route, BEFORE_BODY);
+    // Fastify reads no body for a GET (nor for the HEAD it serves with it): it calls the handler right after the
+    // onRequest hooks. So a GET's before-body steps run at the head of its handler, still before anything of a body,
+    // and a limited or authenticated GET pays no route hook of its own (the hook runner's call, a closure, a runSteps).
+    const bodyless = route.method === 'GET';
+    const afterBody = bodyless ? [...early, ...stepsOf(route, AFTER_BODY)] : stepsOf(route, AFTER_BODY);
     const answerSteps = stepsOf(route, ['answer']);
     const validate = route.validate;
     const run = route.transaction
       ? withTransaction(ctx, route.handler, route.method)
       : (input: HandlerInput) => route.handler(input);
-    const onRequest = onRequestOf(route);
+    const onRequest = bodyless ? undefined : onRequestOf(route, early);
     // Per-route limits are declared as "METHOD /path" under the base path: declared and built-in API routes alike.
     const key = route.root ? '' : routeKey(route.method, route.path);
     const budgetMs = guards.timeoutMs.get(key) ?? plan.limits.requestTimeoutMs;

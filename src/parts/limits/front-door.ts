@@ -15,6 +15,7 @@ import {
   type Decided,
   limitable,
   type PolicySet,
+  peerAddress,
   type RateDeps,
   rateLimited,
   routePolicies,
@@ -138,7 +139,7 @@ export const compileFrontDoor = (
   return (request, response, url, pass) => {
     // Most requests: no caller was refused lately, and the rate step decides once Fastify has routed the request.
     if (refused.none) return true;
-    const address = deps.address(request.socket.remoteAddress ?? '', request.headers);
+    const address = deps.address(peerAddress(request.socket) ?? '', request.headers);
     if (!refused.has(address)) return true;
     const found = router.find(request.method as 'GET', url);
     // A caller with credentials is counted, and maybe under another policy, once they are verified.
