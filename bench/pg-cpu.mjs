@@ -9,7 +9,8 @@
 //                 LINES=get,post,list,transition,post-hook (and post-events, not by default) PG_URL=postgres://postgres@127.0.0.1:5432/test
 //                 NF_B=<another checkout's bin/ninefold.js> (compare two builds of Ninefold, in place of the hand-written)
 //                 PROF=<dir> (the servers run under `node --cpu-prof --cpu-prof-dir=<dir>`)
-//                 STRACE=<dir> (`strace -c -f` on each server over the measured requests, written to <dir>)
+//                 STRACE=<dir> (`strace -c -f` on each server over the measured requests, written to <dir>;
+//                 with STRACE_WIRE=1 the socket writes and reads themselves, to see the statements and their round trips)
 //                 CALLGRIND=<dir> (each server runs under `valgrind --tool=callgrind`, its counters zeroed after the
 //                 warm-up and dumped after the measured requests into <dir>: instructions per request, whatever the load;
 //                 node runs --single-threaded there)
@@ -227,7 +228,15 @@ const measure = async (server, name, round) => {
     const ids = idsOf(server);
     const bad0 = await fire(port, line, WARM, (i) => line.path(ids, i, server));
     const strace = env.STRACE
-      ? spawn('strace', ['-c', '-f', '-o', `${env.STRACE}/${name}-${server}.txt`, '-p', String(child.pid)])
+      ? spawn('strace', [
+          // STRACE_WIRE=1: every socket write and read with its first 600 bytes (the statements and their batching).
+          ...(env.STRACE_WIRE ? ['-s', '600', '-e', 'trace=writev,write,read'] : ['-c']),
+          '-f',
+          '-o',
+          `${env.STRACE}/${name}-${server}.txt`,
+          '-p',
+          String(child.pid),
+        ])
       : undefined;
     if (strace) await sleep(500);
     if (env.CALLGRIND) await callgrindControl('-z', child.pid);

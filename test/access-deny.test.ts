@@ -89,7 +89,14 @@ describe('an action without a rule is refused', () => {
 
   it('a transition without its own rule takes the update rule: lose → the librarian only', async () => {
     const id = await loanOf('ann');
+    const before = await call(s.url, 'GET', `/loans/${id}`, { headers: desk });
     expect((await call(s.url, 'POST', `/loans/${id}/lose`, { headers: ann })).status).toBe(403);
+    // Another member's loan is not there for bob: 404, as for a missing one.
+    expect((await call(s.url, 'POST', `/loans/${id}/return`, { headers: bob })).status).toBe(404);
+    // Refused either way, the loan did not move: same state, same ETag.
+    const after = await call(s.url, 'GET', `/loans/${id}`, { headers: desk });
+    expect(after.body.status).toBe('active');
+    expect(after.headers.get('etag')).toBe(before.headers.get('etag'));
     expect((await call(s.url, 'POST', `/loans/${id}/lose`, { headers: desk })).status).toBe(200);
     const mine = await loanOf('ann');
     expect((await call(s.url, 'POST', `/loans/${mine}/return`, { headers: ann })).status).toBe(200);

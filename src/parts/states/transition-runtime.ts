@@ -7,7 +7,7 @@ import { ApiError } from '../errors/api-error.ts';
 import { createReferenceEmbedder, embeddedFields } from '../resources/embed-references.ts';
 import { objectSchema } from '../resources/json-schema.ts';
 import { createRecordLoader, expectRevision } from '../resources/load-record.ts';
-import { createRecordWriter, etagOf } from '../resources/record-io.ts';
+import { createRecordWriter, etagOf, idPattern } from '../resources/record-io.ts';
 import { compileGuard } from './guard.ts';
 import { scheduleTimers } from './timers.ts';
 
@@ -19,7 +19,16 @@ export interface TransitionRun {
   readonly revision?: number;
   /** The API version of the request (none for a timer). */
   readonly apiVersion?: string;
+  /** The compare-and-set already sent for this row (see the handler): its changes and its outcome. */
+  readonly sent?: SentUpdate;
 }
+
+interface SentUpdate {
+  readonly changes: Record<string, unknown>;
+  readonly after: Promise<Row | undefined>;
+}
+
+const ignore = () => undefined;
 
 /** Names of the transitions a record in `state` may take. */
 export const allowedFrom = (machine: StateMachinePlan, state: unknown): string[] =>
@@ -50,8 +59,23 @@ export const compileTransition = (
   // A machine with no timed transition schedules no timer, so a transition has none to cancel: a round trip saved
   // per transition on a database server.
   const timed = machine.transitions.some((other) => other.afterMs !== undefined);
+  /** A transition from one state knows the state its compare-and-set compares before it reads the record. */
+  const only = t.from.length === 1 ? t.from[0] : undefined;
+  const ids = idPattern(resource);
 
-  const apply = async ({ row, input, actor, revision, principal, apiVersion }: TransitionRun): Promise<Row> => {
+  const changesOf = (input: Record<string, unknown>) => {
+    const changes: Record<string, unknown> = { [machine.field]: t.to, updatedAt: ctx.now().toISOString() };
+    for (const name of copied) if (input[name] !== undefined) changes[name] = input[name];
+    return changes;
+  };
+  /** Compare-and-set: the row changes only if it is still in the state `from`. */
+  const compareAndSet = (id: string, changes: Record<string, unknown>, from: unknown, revision?: number) =>
+    ctx.store.update(resource.name, id, changes, {
+      where: { [machine.field]: from },
+      ...(revision !== undefined ? { revision } : {}),
+    });
+
+  const apply = async ({ row, input, actor, revision, principal, apiVersion, sent }: TransitionRun): Promise<Row> => {
     const from = row[machine.field];
     if (!t.from.includes(String(from))) throw invalidTransition(machine, t.name, from);
     if (guard && !guard({ record: writer.toApi(row), input, principal: celPrincipal(principal) })) {
@@ -59,13 +83,9 @@ export const compileTransition = (
         guard: t.when,
       });
     }
-    const changes: Record<string, unknown> = { [machine.field]: t.to, updatedAt: ctx.now().toISOString() };
-    for (const name of copied) if (input[name] !== undefined) changes[name] = input[name];
-    // Compare-and-set: the row changes only if it is still in the state the checks above saw.
-    const after = await ctx.store.update(resource.name, row.id, changes, {
-      where: { [machine.field]: from },
-      ...(revision !== undefined ? { revision } : {}),
-    });
+    // The compare-and-set the handler sent already compared the state the checks above saw (the only one).
+    const changes = sent ? sent.changes : changesOf(input);
+    const after = await (sent ? sent.after : compareAndSet(row.id, changes, from, revision));
     if (!after) {
       const fresh = await ctx.store.get(resource.name, row.id);
       if (revision !== undefined && fresh && fresh.revision !== revision) {
@@ -103,7 +123,19 @@ export const compileTransition = (
     const body = request.body === undefined ? {} : request.body;
     const invalid = validate(body);
     if (invalid) throw invalid;
-    const row = await load(request);
+    const loading = load(request);
+    // From one state and without If-Match, the compare-and-set goes out right behind the read, before its answer:
+    // on a database server both leave in one round trip. It runs in the request's transaction, after the read: when
+    // a check below refuses (404, 403, the guard, the state), the transaction rolls back and it changed nothing.
+    const id = request.params.id ?? '';
+    let sent: SentUpdate | undefined;
+    if (only !== undefined && request.headers['if-match'] === undefined && ids.test(id)) {
+      const changes = changesOf(body as Record<string, unknown>);
+      sent = { changes, after: compareAndSet(id, changes, only) };
+      // Awaited in apply; when a check refuses first, its outcome is dropped with the transaction.
+      sent.after.catch(ignore);
+    }
+    const row = await loading;
     ctx.access.authorizeTransition(resource, t.name, request.principal, row, body);
     const revision = request.headers['if-match'] === undefined ? undefined : expectRevision(request, row);
     const after = await apply({
@@ -112,6 +144,7 @@ export const compileTransition = (
       actor: request.caller,
       ...(request.principal ? { principal: request.principal } : {}),
       ...(revision !== undefined ? { revision } : {}),
+      ...(sent ? { sent } : {}),
       ...versionOf(request),
     });
     const visible = writer.visibleTo(after, ctx.access.hiddenFields(resource, request.principal));

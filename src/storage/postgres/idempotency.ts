@@ -29,9 +29,9 @@ export const postgresIdempotency = (db: PgPool): IdempotencyStore => ({
     if (!row || row.status === RUNNING) return { state: 'running' };
     return { state: 'saved', response: { ...row, headers: JSON.parse(row.headers) } };
   },
-  async complete(caller, key, r) {
+  complete(caller, key, r) {
     // Held, sent with COMMIT (pg-pool.ts write): the answer is saved in the same round trip as the commit.
-    await db.write(
+    return db.write(
       'UPDATE _ninefold_idempotency SET fingerprint = $1, status = $2, headers = $3, body = $4 WHERE caller = $5 AND key = $6',
       [r.fingerprint, r.status, JSON.stringify(r.headers), r.body, caller, key],
     );

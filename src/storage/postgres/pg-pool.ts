@@ -123,6 +123,8 @@ interface Transaction {
   readonly held: Held[];
   /** Savepoints under way: writes are sent and waited for, not held. */
   eager: number;
+  /** Statements waiting for the client to be checked out (see #inTransaction). */
+  waiting: number;
   /** Writes sent on the client whose answers COMMIT waits for. */
   readonly sent: Promise<unknown>[];
   /** What the first of them failed with: the error the transaction fails with. */
@@ -162,6 +164,8 @@ const corked = <T>(client: pg.PoolClient, send: () => T): T => {
  * of the store) goes to that client; statements outside a transaction run on their own (autocommit).
  */
 const ignore = () => undefined;
+/** What a held write answers at once (not async: a promise and a turn less on the path of every write). */
+const HELD: Promise<void> = Promise.resolve();
 
 export class PgPool {
   readonly pool: pg.Pool;
@@ -323,19 +327,46 @@ export class PgPool {
     });
   }
 
-  async #inTransaction<R>(tx: Transaction, text: string, params: readonly unknown[]) {
-    const client = await this.#open(tx);
-    try {
-      return await corked(client, () => {
-        this.#sendPending(tx, client);
-        return this.#send<R>(client, text, params);
-      });
-    } catch (error) {
-      // Behind a held write that failed, the statement fails only because the transaction is aborted (25P02):
-      // the held write's error is the one that means something.
-      if ((error as { code?: unknown }).code === '25P02') await Promise.allSettled(tx.sent);
-      throw tx.failure ? tx.failure.error : error;
+  #inTransaction<R>(tx: Transaction, text: string, params: readonly unknown[]) {
+    // Once the client is checked out and no statement made before waits for it, a statement is sent at once (no
+    // turn of the loop); the ones that wait go out in the order they were made.
+    let sent: Promise<pg.QueryResult<R & pg.QueryResultRow>>;
+    if (tx.client && tx.waiting === 0) {
+      try {
+        sent = this.#sendOn<R>(tx, tx.client, text, params);
+      } catch (error) {
+        sent = Promise.reject(error);
+      }
+    } else {
+      tx.waiting++;
+      sent = this.#open(tx).then(
+        (client) => {
+          tx.waiting--;
+          return this.#sendOn<R>(tx, client, text, params);
+        },
+        (error: unknown) => {
+          tx.waiting--;
+          throw error;
+        },
+      );
     }
+    return sent.catch((error: unknown) => this.#failure(tx, error));
+  }
+
+  #sendOn<R>(tx: Transaction, client: pg.PoolClient, text: string, params: readonly unknown[]) {
+    return corked(client, () => {
+      this.#sendPending(tx, client);
+      return this.#send<R>(client, text, params);
+    });
+  }
+
+  /**
+   * Behind a held write that failed, a statement fails only because the transaction is aborted (25P02): the held
+   * write's error is the one that means something.
+   */
+  async #failure(tx: Transaction, error: unknown): Promise<never> {
+    if ((error as { code?: unknown }).code === '25P02') await Promise.allSettled(tx.sent);
+    throw tx.failure ? tx.failure.error : error;
   }
 
   /**
@@ -345,13 +376,11 @@ export class PgPool {
    * write runs it on its own (autocommit), as atomic as the transaction. Its failure fails the transaction (at
    * COMMIT, or the next statement).
    */
-  async write(text: string, params: readonly unknown[] = []): Promise<void> {
+  write(text: string, params: readonly unknown[] = []): Promise<void> {
     const tx = this.#context.getStore();
-    if (tx === undefined || tx.released || tx.committed || tx.eager > 0) {
-      await this.result(text, params);
-      return;
-    }
+    if (tx === undefined || tx.released || tx.committed || tx.eager > 0) return this.result(text, params).then(ignore);
     tx.held.push({ text, params });
+    return HELD;
   }
 
   #track(tx: Transaction, sent: Promise<unknown>) {
@@ -416,7 +445,15 @@ export class PgPool {
    */
   async transaction<T>(fn: () => Promise<T>): Promise<T> {
     if (this.inTransaction) return fn();
-    const tx: Transaction = { held: [], sent: [], eager: 0, afterCommit: new Set(), committed: false, released: false };
+    const tx: Transaction = {
+      held: [],
+      sent: [],
+      eager: 0,
+      waiting: 0,
+      afterCommit: new Set(),
+      committed: false,
+      released: false,
+    };
     let broken: unknown;
     this.#active++;
     try {
@@ -512,19 +549,22 @@ export class PgPool {
    * nothing was sent before). A transaction that never needed an answer and holds one write runs it on its own
    * (autocommit); one that holds none and never began sends nothing.
    */
-  async #commit(tx: Transaction): Promise<void> {
-    if (!tx.opening) {
-      const [only, ...more] = tx.held;
-      if (!only) return;
-      const alone = more.length === 0 ? only : this.#merged(tx.held);
+  #commit(tx: Transaction): Promise<void> {
+    const held = tx.held;
+    if (!tx.opening && held.length > 0) {
+      const alone = held.length === 1 ? held[0] : this.#merged(held);
       if (alone) {
-        tx.held.length = 0;
+        held.length = 0;
         // Not on a lane: each commit waits for its WAL flush, one after the other on one backend, where commits on
         // backends of their own are flushed together (measured: POST at 0.7x of the pool's, bench/RESULTS.md).
-        await this.#send(this.pool, alone.text, alone.params);
-        return;
+        return this.#send(this.pool, alone.text, alone.params).then(ignore);
       }
     }
+    if (!tx.opening && held.length === 0) return HELD;
+    return this.#commitOn(tx);
+  }
+
+  async #commitOn(tx: Transaction): Promise<void> {
     const client = await this.#open(tx);
     const committed = corked(client, () => {
       this.#sendPending(tx, client);

@@ -307,9 +307,10 @@ export class PostgresStore implements Store {
     return raws.map(table.toRow);
   }
 
-  async insert(resource: string, row: Row) {
+  /** Not async: held in a transaction, the write answers at once (see PgPool.write). */
+  insert(resource: string, row: Row) {
     const table = this.#table(resource);
-    await this.#db.write(table.insert, table.toParams(row));
+    return this.#db.write(table.insert, table.toParams(row));
   }
 
   async update(resource: string, id: string, changes: Record<string, unknown>, expect: UpdateExpectation = {}) {
@@ -409,7 +410,7 @@ export class PostgresStore implements Store {
     return rows.length > 0;
   }
 
-  async transaction<T>(fn: () => Promise<T>): Promise<T> {
+  transaction<T>(fn: () => Promise<T>): Promise<T> {
     return this.#db.transaction(fn);
   }
 

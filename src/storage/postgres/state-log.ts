@@ -3,8 +3,9 @@ import type { PgPool } from './pg-pool.ts';
 
 /** Transition history and durable timers; due timers are leased with FOR UPDATE SKIP LOCKED across instances. */
 export const postgresStateLog = (db: PgPool): StateLog => ({
-  async append(resource, recordId, e) {
-    await db.write(
+  // Not async: held in a transaction, the write answers at once (see PgPool.write).
+  append(resource, recordId, e) {
+    return db.write(
       'INSERT INTO _ninefold_history (resource, record_id, transition, from_state, to_state, at, input, actor) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)',
       [resource, recordId, e.transition, e.from, e.to, e.at, JSON.stringify(e.input ?? null), e.actor],
     );
