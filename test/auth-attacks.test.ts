@@ -178,6 +178,27 @@ describe('A2 invalid, revoked, expired, foreign and mangled API keys', () => {
     expect(await dbState(w.s)).toEqual(before);
   });
 
+  // A second server on the same database that hears no notification: it must find out about the revocation itself
+  // before it trusts the key it remembers (SQLite's store-level case is the storage contract's).
+  it.runIf(ON_POSTGRES)(
+    'a key revoked through one server is refused by another on its next request, with no notification',
+    async () => {
+      allowWrites();
+      const other = await servePlan(w.s.plan, { dbPath: w.s.dbPath });
+      try {
+        await (other.store.signals as { stop?: () => Promise<void> }).stop?.();
+        const k = await issueApiKey(w.s.store, { subject: 'temp-deaf', roles: ['admin'] });
+        for (let i = 0; i < 2; i++) expectOk(await send(other.url, 'GET', '/orders', { headers: keyHeader(k.key) }));
+        const del = await send(url, 'DELETE', `/_ninefold/keys/${k.record.id}`, { headers: w.asAdmin });
+        expect(del.status, del.text).toBe(204);
+        const r = await send(other.url, 'GET', '/orders', { headers: keyHeader(k.key) });
+        expectProblem(r, 401, 'invalid_credentials');
+      } finally {
+        await other.close();
+      }
+    },
+  );
+
   it('an expired key → 401 invalid_credentials', async () => {
     allowWrites();
     const expired = await issueApiKey(w.s.store, { subject: 'temp-3', roles: ['admin'], expiresInMs: -60_000 });

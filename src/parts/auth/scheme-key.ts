@@ -51,8 +51,13 @@ export const keyAuthenticator = (scheme: string, store: Store, now: () => Date, 
     }
     return principal;
   };
-  return { known, verify };
+  // Answered without I/O only where the store's generation is current when read (SQLite: its data_version). Where
+  // key changes arrive as signals, a remembered key is trusted only after `settle` (in verify): a revocation through
+  // another instance whose notification is late would otherwise pass here.
+  return { known: store.apiKeys.settle ? notYet : known, verify };
 };
+
+const notYet = (): Principal | undefined => undefined;
 
 /** An apiKey scheme read from Authorization: as the Bearer token, or as the Basic user name with an empty password. */
 export const authorizationKey = (
