@@ -17,10 +17,16 @@ import { retryWaitMs } from './retry-wait.ts';
 import { signature } from './signing.ts';
 import { type Answer, createPoster } from './webhook-post.ts';
 
-/** Attempts in flight at once per endpoint (first tries and retries together). */
+/**
+ * Requests in flight at once per endpoint (first tries and retries together). A slot is the POST's: it is free again
+ * once the receiver has answered, while the outcome is still being saved (held to the save, a slot cost the POST and
+ * a commit, and one endpoint took about as many events a second as a busy API wrote: bench/RESULTS.md, h/h31).
+ */
 const PER_ENDPOINT = 8;
 /** Events read ahead per endpoint. */
 const READ_AHEAD = 64;
+/** First tries of one endpoint sent but not yet saved (answered or not) past which no more start. */
+const UNSAVED_MAX = 2 * READ_AHEAD;
 /** Endpoint leases: held this long, renewed (and endpoint settings re-read) this often. */
 const LEASE_MS = 10_000;
 const RENEW_MS = 2_000;
@@ -205,7 +211,8 @@ export const startWebhookWorker = (ctx: RuntimeContext, options: WorkerOptions =
     await ctx.store.webhooks.advanceCursor(feed.endpoint.id, owner, low);
   };
 
-  const attempt = async (job: Job) => {
+  /** `answered` is called once the receiver has answered (or the request failed), before the outcome is saved. */
+  const attempt = async (job: Job, answered: () => void) => {
     // A first try uses the endpoint as its feed holds it (re-read at every lease renewal, at once when the API
     // changes it, and kept up to date by record()); a retry reads it afresh.
     const feed = job.deliveryId === undefined ? feeds.get(job.endpointId) : undefined;
@@ -235,6 +242,7 @@ export const startWebhookWorker = (ctx: RuntimeContext, options: WorkerOptions =
       },
       job.body,
     );
+    answered();
     const log: DeliveryAttempt = {
       at,
       durationMs: performance.now() - started,
@@ -246,13 +254,21 @@ export const startWebhookWorker = (ctx: RuntimeContext, options: WorkerOptions =
 
   const start = (job: Job) => {
     running.set(job.endpointId, (running.get(job.endpointId) ?? 0) + 1);
-    const run = attempt(job)
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      running.set(job.endpointId, (running.get(job.endpointId) ?? 1) - 1);
+      pump(job.endpointId);
+    };
+    // The run stays in flight until its outcome is saved (a shutdown waits for it); its slot is freed at the answer.
+    const run = attempt(job, release)
       .catch((error) => health.failed(error, 'delivering an event'))
       .finally(() => {
         inFlight.delete(run);
         if (job.deliveryId !== undefined) held.delete(job.deliveryId);
-        running.set(job.endpointId, (running.get(job.endpointId) ?? 1) - 1);
-        pump(job.endpointId);
+        if (released) pump(job.endpointId);
+        else release();
       });
     inFlight.add(run);
   };
@@ -263,7 +279,11 @@ export const startWebhookWorker = (ctx: RuntimeContext, options: WorkerOptions =
     const queue = retries.get(endpointId);
     const feed = feeds.get(endpointId);
     while ((running.get(endpointId) ?? 0) < PER_ENDPOINT) {
-      const next = queue?.length ? queue : feed?.ready.length ? feed.ready : undefined;
+      const next = queue?.length
+        ? queue
+        : feed?.ready.length && feed.inFlight.size < UNSAVED_MAX
+          ? feed.ready
+          : undefined;
       if (!next || !pace.take()) break;
       const job = next.shift() as Job;
       if (job.deliveryId === undefined) feed?.inFlight.add(job.event.seq);
