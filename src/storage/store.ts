@@ -425,10 +425,11 @@ export interface WebhookStore {
   /** Moves an endpoint's cursor forward (never back), while `owner` holds it. */
   advanceCursor(endpointId: string, owner: string, seq: number): Promise<void>;
   /**
-   * Saves attempts and their deliveries' next states, all at once (a delivery appears at most once in a batch);
-   * the deliveries' ids, in the order of `records`.
+   * Saves attempts and their deliveries' next states, all at once (a delivery appears at most once in a batch). Its
+   * answer carries nothing: in a transaction on PostgreSQL it goes out with what follows, and a failure fails the
+   * transaction.
    */
-  recordAttempts(records: readonly AttemptRecord[]): Promise<number[]>;
+  recordAttempts(records: readonly AttemptRecord[]): Promise<void>;
   /** Due retries, oldest due first, leased to `owner` so that no other process sends them meanwhile. */
   claimDue(now: Date, owner: string, leaseMs: number, limit: number): Promise<Delivery[]>;
   listDeliveries(endpointId: string, limit: number): Promise<Array<Delivery & { log: DeliveryAttempt[] }>>;

@@ -157,8 +157,10 @@ export const workerContract = (name: string, backend: Backend) => {
       const e = endpoint({ ownerSubject: 'deliveries' });
       await one.webhooks.createEndpoint(e);
       const first = { endpointId: e.id, eventId: 'evt_1', eventSeq: 1 };
-      // A batch: the ids come back in the order of the records.
-      const [id, other] = (await one.webhooks.recordAttempts([
+      /** The deliveries' ids, in the order they were made. */
+      const ids = async () => (await one.webhooks.listDeliveries(e.id, 10)).map((d) => d.id).reverse();
+      // A batch: its deliveries are made in the order of the records.
+      await one.webhooks.recordAttempts([
         {
           ...first,
           attempt: { at: iso(0), status: 500, durationMs: 12.4 },
@@ -172,7 +174,9 @@ export const workerContract = (name: string, backend: Backend) => {
           attempt: { at: iso(1), durationMs: 3, error: 'connection refused' },
           next: { state: 'pending', at: iso(60_000) },
         },
-      ])) as [number, number];
+      ]);
+      const [id, other] = (await ids()) as [number, number];
+      expect(await one.webhooks.getDelivery(id)).toMatchObject({ eventId: 'evt_1', eventSeq: 1 });
       expect(await one.webhooks.getDelivery(other)).toMatchObject({ eventId: 'evt_2', eventSeq: 2 });
       expect(await two.webhooks.claimDue(at(4_000), 'two', 30_000, 10)).toEqual([]);
       const [claimed, ...rest] = await two.webhooks.claimDue(at(6_000), 'two', 30_000, 10);
@@ -181,7 +185,7 @@ export const workerContract = (name: string, backend: Backend) => {
       expect(await one.webhooks.claimDue(at(7_000), 'one', 30_000, 10)).toEqual([]);
 
       // A retry and a first try in one batch.
-      const [again, third] = (await two.webhooks.recordAttempts([
+      await two.webhooks.recordAttempts([
         {
           ...first,
           deliveryId: id,
@@ -195,7 +199,8 @@ export const workerContract = (name: string, backend: Backend) => {
           attempt: { at: iso(8_001), status: 410, durationMs: 2 },
           next: { state: 'failed' },
         },
-      ])) as [number, number];
+      ]);
+      const [again, , third] = (await ids()) as [number, number, number];
       expect(again).toBe(id);
       expect(await one.webhooks.getDelivery(third)).toMatchObject({
         eventId: 'evt_3',
@@ -244,7 +249,7 @@ export const workerContract = (name: string, backend: Backend) => {
     it('due retries claimed by two instances at once go to one of them each', async () => {
       const e = endpoint({ ownerSubject: 'race' });
       await one.webhooks.createEndpoint(e);
-      const ids = await one.webhooks.recordAttempts(
+      await one.webhooks.recordAttempts(
         Array.from({ length: 30 }, (_, i) => ({
           endpointId: e.id,
           eventId: `evt_race_${i}`,
@@ -253,6 +258,8 @@ export const workerContract = (name: string, backend: Backend) => {
           next: { state: 'pending', at: iso(1_000 + i) } as const,
         })),
       );
+      const ids = (await one.webhooks.listDeliveries(e.id, 100)).map((d) => d.id);
+      expect(ids).toHaveLength(30);
       const claims = await Promise.all(
         Array.from({ length: 6 }, (_, i) => (i % 2 ? one : two).webhooks.claimDue(at(100_000), `w${i}`, 30_000, 10)),
       );

@@ -1,7 +1,7 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { Agent as HttpAgent, request as httpRequest } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { IncomingHttpHeaders } from 'node:http';
 import { isIP, type LookupFunction } from 'node:net';
+import { Agent, type Dispatcher } from 'undici';
 import { isBlockedAddress } from './targets.ts';
 
 /** At most this much of a receiver's answer is read (and it is never shown to anyone: only its status is kept). */
@@ -44,83 +44,153 @@ export const guardedLookup =
     });
   };
 
-const retryAfterOf = (value: string | undefined): number | undefined => {
-  if (value === undefined) return undefined;
+const retryAfterOf = (value: string | string[] | undefined): number | undefined => {
+  if (typeof value !== 'string') return undefined;
   const seconds = Number(value);
   if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
   const date = Date.parse(value);
   return Number.isFinite(date) ? Math.max(0, date - Date.now()) : undefined;
 };
 
-const errorName = (error: NodeJS.ErrnoException): string =>
-  error.code === 'EBLOCKED'
-    ? 'blocked_destination'
-    : error.code === 'ETIMEDOUT'
-      ? 'timeout'
-      : (error.code ?? 'connection_failed');
+/** The log's name for a failure: node's error codes, with undici's own mapped to what they mean. */
+const errorName = (error: Error & { code?: string }): string => {
+  switch (error.code) {
+    case 'EBLOCKED':
+      return 'blocked_destination';
+    case 'ETIMEDOUT':
+    case 'UND_ERR_CONNECT_TIMEOUT':
+      return 'timeout';
+    // The connection closed (or was cut) before an answer: node's http calls that ECONNRESET too.
+    case 'UND_ERR_SOCKET':
+    case 'UND_ERR_DESTROYED':
+    case 'UND_ERR_CLOSED':
+      return 'ECONNRESET';
+    default:
+      return error.code ?? 'connection_failed';
+  }
+};
+
+/** Where a URL's requests go: the connection pool's key (origin) and the request path. */
+interface Target {
+  readonly origin: string;
+  readonly path: string;
+}
+/** Parsed URLs, kept while there are few (receivers are few; callbacks may each have their own). */
+const TARGETS_KEPT = 1024;
+
+/**
+ * One attempt, as undici's dispatch handler: settles once, with the first of the deadline, the end of the answer
+ * (or its 64 KiB cap), and a failure. Once the status line and headers are in, they are the answer, even if the
+ * connection breaks in the body. Settling early aborts the request, which destroys its connection.
+ */
+class Attempt implements Dispatcher.DispatchHandler {
+  #settle: (answer: Answer) => void;
+  #controller: Dispatcher.DispatchController | undefined;
+  #answered: Answer | undefined;
+  #read = 0;
+  #settled = false;
+  readonly #deadline: NodeJS.Timeout;
+
+  constructor(settle: (answer: Answer) => void, timeoutMs: number) {
+    this.#settle = settle;
+    this.#deadline = setTimeout(() => this.#finish({ error: 'timeout' }, true), timeoutMs);
+  }
+
+  #finish(answer: Answer, abort: boolean) {
+    if (this.#settled) return;
+    this.#settled = true;
+    clearTimeout(this.#deadline);
+    this.#settle(answer);
+    if (abort) this.#controller?.abort(STOPPED);
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController) {
+    this.#controller = controller;
+    // The deadline passed while the request waited for a connection.
+    if (this.#settled) controller.abort(STOPPED);
+  }
+
+  onResponseStart(_controller: Dispatcher.DispatchController, status: number, headers: IncomingHttpHeaders) {
+    // An informational answer (1xx) is followed by the real one.
+    if (status < 200) return;
+    const retryAfterMs = retryAfterOf(headers['retry-after']);
+    this.#answered = retryAfterMs !== undefined ? { status, retryAfterMs } : { status };
+  }
+
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer) {
+    this.#read += chunk.length;
+    if (this.#read > MAX_RESPONSE_BYTES) this.#finish(this.#answered as Answer, true);
+  }
+
+  onResponseEnd() {
+    this.#finish(this.#answered ?? { error: 'connection_failed' }, false);
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error) {
+    this.#finish(this.#answered ?? { error: errorName(error) }, false);
+  }
+}
+
+/** Why an attempt's request is aborted once it has its answer or its deadline passed (never logged). */
+const STOPPED = Object.assign(new Error('attempt settled'), { code: 'NINEFOLD_SETTLED' });
 
 /**
  * Sends webhook POSTs: keep-alive connections per receiver, redirects never followed, one overall deadline
  * per attempt (a receiver trickling its headers or body does not stretch it), and at most 64 KiB of the
  * answer read. Unless private targets are allowed, every new connection resolves its host through the
- * guarded lookup: the address connected to is the one checked.
+ * guarded lookup (undici hands its connect options to net.connect): the address connected to is the one checked.
  */
 export const createPoster = (options: PostOptions) => {
   const lookup = options.allowPrivate ? options.lookup : guardedLookup(options.lookup);
-  const agentOptions = { keepAlive: true, maxSockets: 16, ...(lookup ? { lookup } : {}) };
-  const agents = { http: new HttpAgent(agentOptions), https: new HttpsAgent(agentOptions) };
-  const post = (url: string, headers: Record<string, string>, body: string): Promise<Answer> =>
-    new Promise((resolve) => {
-      let target: URL;
-      try {
-        target = new URL(url);
-      } catch {
-        return resolve({ error: 'invalid_url' });
-      }
-      const https = target.protocol === 'https:';
-      let settled = false;
-      const finish = (answer: Answer) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(deadline);
-        resolve(answer);
-      };
-      const req = (https ? httpsRequest : httpRequest)(target, {
-        method: 'POST',
-        agent: https ? agents.https : agents.http,
-        headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
-      });
-      const deadline = setTimeout(() => {
-        finish({ error: 'timeout' });
-        req.destroy();
-      }, options.timeoutMs);
-      // Once the status line and headers are in, they are the answer, even if the connection breaks in the body.
-      let answered: Answer | undefined;
-      req.on('response', (res) => {
-        let read = 0;
-        const status = res.statusCode ?? 0;
-        const retryAfterMs = retryAfterOf(res.headers['retry-after'] as string | undefined);
-        answered = { status, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
-        const done = () => finish(answered as Answer);
-        res.on('data', (chunk: Buffer) => {
-          read += chunk.length;
-          if (read > MAX_RESPONSE_BYTES) {
-            done();
-            res.destroy();
-          }
-        });
-        res.on('end', done);
-        res.on('close', done);
-        res.on('error', done);
-      });
-      req.on('error', (error: NodeJS.ErrnoException) => finish(answered ?? { error: errorName(error) }));
-      req.end(body);
+  const agentOptions: Agent.Options = {
+    connections: 16,
+    pipelining: 1,
+    // The attempt's own deadline bounds headers and body together; undici's per-phase timers would only add timers.
+    headersTimeout: 0,
+    bodyTimeout: 0,
+    connect: { timeout: options.timeoutMs, ...(lookup ? { lookup } : {}) },
+  };
+  let agent = new Agent(agentOptions);
+  const targets = new Map<string, Target | undefined>();
+  const targetOf = (url: string): Target | undefined => {
+    if (targets.has(url)) return targets.get(url);
+    let target: Target | undefined;
+    try {
+      const parsed = new URL(url);
+      if (parsed.protocol === 'http:' || parsed.protocol === 'https:')
+        target = { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
+    } catch {}
+    if (targets.size >= TARGETS_KEPT) targets.clear();
+    targets.set(url, target);
+    return target;
+  };
+  const post = (url: string, headers: Record<string, string>, body: string): Promise<Answer> => {
+    const target = targetOf(url);
+    if (!target) return Promise.resolve({ error: 'invalid_url' });
+    return new Promise((settle) => {
+      const attempt = new Attempt(settle, options.timeoutMs);
+      agent.dispatch(
+        {
+          origin: target.origin,
+          path: target.path,
+          method: 'POST',
+          headers: { ...headers, 'content-type': 'application/json' },
+          body,
+        },
+        attempt,
+      );
     });
+  };
   return {
     post,
+    /** Destroys every connection, those of attempts in flight included (they settle as failed); sending goes on. */
+    cut() {
+      const cut = agent;
+      agent = new Agent(agentOptions);
+      void cut.destroy();
+    },
     close() {
-      agents.http.destroy();
-      agents.https.destroy();
+      void agent.destroy();
     },
   };
 };

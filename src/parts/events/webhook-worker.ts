@@ -10,11 +10,11 @@ import type {
   WebhookEndpoint,
   WebhookStore,
 } from '../../storage/index.ts';
+import { createOutcomeRule } from './attempt-outcome.ts';
 import { createBatches } from './batches.ts';
 import { createDeliveryPace } from './delivery-pace.ts';
 import { createPayloads } from './payloads.ts';
-import { retryWaitMs } from './retry-wait.ts';
-import { signature } from './signing.ts';
+import { createSigner } from './signing.ts';
 import { type Answer, createPoster } from './webhook-post.ts';
 
 /**
@@ -33,6 +33,13 @@ const RENEW_MS = 2_000;
 /** A retry's lease outlives one attempt by this much. */
 const LEASE_SLACK_MS = 5_000;
 const RETRIES_CLAIMED = 64;
+/**
+ * Outcomes saved together: a batch waits up to this long (or until this many) while attempts are still out, so
+ * that a busy worker commits about once per 10 ms rather than once per few deliveries (a commit is a WAL flush on
+ * PostgreSQL). An idle one saves at once. Fewer than UNSAVED_MAX, which would otherwise hold an endpoint's starts.
+ */
+const OUTCOMES_BATCHED = READ_AHEAD;
+const OUTCOMES_WAIT_MS = 10;
 
 export interface WorkerOptions {
   /** How often due retries are looked for (new events are looked for as soon as they are written). */
@@ -46,6 +53,7 @@ export interface WorkerOptions {
 }
 
 const IGNORE: WorkerHealth = { ok: () => undefined, failed: () => undefined };
+const NOTHING = () => undefined;
 
 /** One attempt to make: a first try (from an endpoint's cursor) or a retry (from its delivery row). */
 interface Job {
@@ -82,8 +90,6 @@ interface Outcome {
   /** The feed of a first try: its cursor moves in the same transaction. */
   readonly feed?: Feed;
   readonly changes: ReadonlyArray<Parameters<WebhookStore['updateEndpoint']>>;
-  /** Once saved: what this process holds of the endpoint follows. */
-  readonly saved?: () => void;
 }
 
 /** Everything up to here has been sent, given up on, or queued for retry in a committed row. */
@@ -112,6 +118,7 @@ export const startWebhookWorker = (ctx: RuntimeContext, options: WorkerOptions =
     ...(options.lookup ? { lookup: options.lookup } : {}),
   });
   const payloadOf = createPayloads(ctx);
+  const signature = createSigner();
   const owner = `worker-${randomUUID()}`;
   /** The async context the worker started in (no caller's transaction). */
   const home = new AsyncResource('ninefold-webhook-worker');
@@ -119,7 +126,6 @@ export const startWebhookWorker = (ctx: RuntimeContext, options: WorkerOptions =
   const retries = new Map<string, Job[]>();
   const running = new Map<string, number>();
   const held = new Set<number>();
-  const inFlight = new Set<Promise<void>>();
   let stopped = false;
   const pace = createDeliveryPace(options.requests ?? (() => 0), () => pumpAll());
 
@@ -136,47 +142,26 @@ export const startWebhookWorker = (ctx: RuntimeContext, options: WorkerOptions =
   const transaction = (fn: () => Promise<unknown>, doing: string) =>
     ctx.store.transaction(fn).catch((error) => health.failed(error, doing));
 
-  const record = async (job: Job, endpoint: WebhookEndpoint | undefined, log: DeliveryAttempt, answer?: Answer) => {
-    const nowMs = Date.parse(log.at);
-    // A webhook endpoint still live: one already disabled keeps the reason and time it was disabled with.
+  const outcomeOf = createOutcomeRule({ schedule, disableAfterMs, now: ctx.now });
+
+  /**
+   * Queues an attempt's outcome for the next batch; `saved` is called once that batch is saved (or failed). A first
+   * try stays in its feed's inFlight until then: no cursor passes it before its outcome.
+   */
+  const record = (
+    job: Job,
+    endpoint: WebhookEndpoint | undefined,
+    log: DeliveryAttempt,
+    startedMs: number,
+    answer: Answer | undefined,
+    saved: () => void,
+  ) => {
+    const { next, failingSince, disable } = outcomeOf(job.attempts, endpoint, log, startedMs, answer);
     const live = endpoint?.kind === 'webhook' && !endpoint.disabledAt ? endpoint : undefined;
-    let next: AttemptRecord['next'];
-    let disable: string | undefined;
-    const ok = answer?.status !== undefined && answer.status >= 200 && answer.status < 300;
-    if (ok) next = { state: 'delivered' };
-    else if (!answer) next = { state: 'failed' };
-    else if (answer.status === 410 && live) {
-      next = { state: 'failed' };
-      disable = 'the receiver answered 410 Gone';
-    } else {
-      const delay = schedule[job.attempts];
-      if (delay === undefined) next = { state: 'failed' };
-      else {
-        // Counted from the answer, not from the request: Retry-After is relative to when it was said.
-        const wait = retryWaitMs(delay, answer.retryAfterMs);
-        next = { state: 'pending', at: new Date(Math.max(nowMs, ctx.now().getTime()) + wait).toISOString() };
-      }
-    }
-    const failingSince = ok ? undefined : (endpoint?.failingSince ?? log.at);
-    if (!ok && !disable && live && nowMs - Date.parse(failingSince as string) >= disableAfterMs) {
-      disable = `every delivery failed since ${failingSince} (last: ${answer?.status ?? answer?.error ?? log.error})`;
-      next = { state: 'failed' };
-    }
-    // A first try stays in its feed's inFlight until its batch is saved: no cursor passes it before its outcome.
     const feed = job.deliveryId === undefined ? feeds.get(job.endpointId) : undefined;
     const changes: Array<Parameters<WebhookStore['updateEndpoint']>> = [];
     if (live && (live.failingSince ?? undefined) !== failingSince) changes.push([live.id, { failingSince }]);
     if (disable && live) changes.push([live.id, { disabledAt: log.at, disabledReason: disable }]);
-    const saved = () => {
-      const own = feeds.get(job.endpointId);
-      if (!live || !own) return;
-      const { failingSince: _, ...rest } = own.endpoint;
-      own.endpoint = {
-        ...rest,
-        ...(failingSince ? { failingSince } : {}),
-        ...(disable ? { disabledAt: log.at, disabledReason: disable } : {}),
-      };
-    };
     const record: AttemptRecord = {
       ...(job.deliveryId !== undefined ? { deliveryId: job.deliveryId } : {}),
       endpointId: job.endpointId,
@@ -186,7 +171,20 @@ export const startWebhookWorker = (ctx: RuntimeContext, options: WorkerOptions =
       attempt: log,
       next,
     };
-    await outcomes.add({ record, ...(feed ? { feed } : {}), changes, ...(live ? { saved } : {}) });
+    // Once saved, what this process holds of the endpoint follows what it changed.
+    const followed = () => {
+      const own = feeds.get(job.endpointId);
+      if (own) {
+        const { failingSince: _, ...rest } = own.endpoint;
+        own.endpoint = {
+          ...rest,
+          ...(failingSince ? { failingSince } : {}),
+          ...(disable ? { disabledAt: log.at, disabledReason: disable } : {}),
+        };
+      }
+      saved();
+    };
+    outcomes.add({ record, ...(feed ? { feed } : {}), changes }, changes.length ? followed : saved);
   };
 
   /**
@@ -200,9 +198,12 @@ export const startWebhookWorker = (ctx: RuntimeContext, options: WorkerOptions =
       for (const feed of new Set(batch.map((o) => o.feed))) if (feed) await saveCursor(feed);
       for (const o of batch) for (const change of o.changes) await ctx.store.webhooks.updateEndpoint(...change);
     }, 'recording an attempt');
-    for (const o of batch) o.saved?.();
   };
-  const outcomes = createBatches(saveOutcomes);
+  const outcomes = createBatches(saveOutcomes, {
+    max: OUTCOMES_BATCHED,
+    waitMs: OUTCOMES_WAIT_MS,
+    coming: () => unanswered > 0,
+  });
 
   const saveCursor = async (feed: Feed) => {
     const low = lowWater(feed);
@@ -211,66 +212,95 @@ export const startWebhookWorker = (ctx: RuntimeContext, options: WorkerOptions =
     await ctx.store.webhooks.advanceCursor(feed.endpoint.id, owner, low);
   };
 
-  /** `answered` is called once the receiver has answered (or the request failed), before the outcome is saved. */
-  const attempt = async (job: Job, answered: () => void) => {
-    // A first try uses the endpoint as its feed holds it (re-read at every lease renewal, at once when the API
-    // changes it, and kept up to date by record()); a retry reads it afresh.
-    const feed = job.deliveryId === undefined ? feeds.get(job.endpointId) : undefined;
-    const endpoint = feed?.current ? feed.endpoint : await ctx.store.webhooks.getEndpoint(job.endpointId);
-    const nowMs = ctx.now().getTime();
-    const at = new Date(nowMs).toISOString();
-    if (!endpoint || endpoint.disabledAt) {
-      // Given up: the endpoint was disabled or deleted meanwhile (a retry row says so; a first try leaves none).
-      if (job.deliveryId !== undefined) await record(job, endpoint, { at, durationMs: 0, error: 'endpoint disabled' });
-      else {
-        feeds.get(job.endpointId)?.inFlight.delete(job.event.seq);
-      }
-      return;
-    }
-    const timestamp = Math.floor(nowMs / 1000);
-    const signatures = [signature(endpoint.secret, job.event.id, timestamp, job.body)];
-    if (endpoint.previousSecret && endpoint.previousUntil && Date.parse(endpoint.previousUntil) > nowMs)
-      signatures.push(signature(endpoint.previousSecret, job.event.id, timestamp, job.body));
-    const started = performance.now();
-    const answer = await poster.post(
-      job.url,
-      {
-        'webhook-id': job.event.id,
-        'webhook-timestamp': String(timestamp),
-        'webhook-signature': signatures.join(' '),
-        'user-agent': 'ninefold-webhooks',
-      },
-      job.body,
-    );
-    answered();
-    const log: DeliveryAttempt = {
-      at,
-      durationMs: performance.now() - started,
-      ...(answer.status !== undefined ? { status: answer.status } : {}),
-      ...(answer.error ? { error: answer.error } : {}),
-    };
-    await record(job, endpoint, log, answer);
-  };
+  /** Attempts started whose outcome is not saved yet (a shutdown waits for them), and who waits for none. */
+  let unsaved = 0;
+  /** Attempts sent whose receiver has not answered yet: their outcomes are on their way. */
+  let unanswered = 0;
+  let allSaved: (() => void) | undefined;
 
+  /**
+   * Starts an attempt: its endpoint slot is taken until the receiver answers (or the request fails); the attempt
+   * counts as unsaved until its outcome is. Callbacks rather than promises on this path: it runs per delivery.
+   */
   const start = (job: Job) => {
     running.set(job.endpointId, (running.get(job.endpointId) ?? 0) + 1);
+    unsaved++;
+    unanswered++;
     let released = false;
     const release = () => {
       if (released) return;
       released = true;
+      unanswered--;
       running.set(job.endpointId, (running.get(job.endpointId) ?? 1) - 1);
       pump(job.endpointId);
     };
-    // The run stays in flight until its outcome is saved (a shutdown waits for it); its slot is freed at the answer.
-    const run = attempt(job, release)
-      .catch((error) => health.failed(error, 'delivering an event'))
-      .finally(() => {
-        inFlight.delete(run);
-        if (job.deliveryId !== undefined) held.delete(job.deliveryId);
-        if (released) pump(job.endpointId);
-        else release();
+    const finish = () => {
+      if (job.deliveryId !== undefined) held.delete(job.deliveryId);
+      if (--unsaved === 0) allSaved?.();
+      if (released) pump(job.endpointId);
+      else release();
+    };
+    const failed = (error: unknown) => {
+      health.failed(error, 'delivering an event');
+      finish();
+    };
+    // A first try uses the endpoint as its feed holds it (re-read at every lease renewal, at once when the API
+    // changes it, and kept up to date by record()); a retry reads it afresh.
+    const feed = job.deliveryId === undefined ? feeds.get(job.endpointId) : undefined;
+    try {
+      if (feed?.current) send(job, feed.endpoint, release, finish);
+      else
+        ctx.store.webhooks.getEndpoint(job.endpointId).then((endpoint) => {
+          try {
+            send(job, endpoint, release, finish);
+          } catch (error) {
+            failed(error);
+          }
+        }, failed);
+    } catch (error) {
+      failed(error);
+    }
+  };
+
+  /** Signs and sends one attempt, then records its outcome (`release` at the answer, `finish` once it is saved). */
+  const send = (job: Job, endpoint: WebhookEndpoint | undefined, release: () => void, finish: () => void) => {
+    const startedMs = ctx.now().getTime();
+    const at = new Date(startedMs).toISOString();
+    if (!endpoint || endpoint.disabledAt) {
+      // Given up: the endpoint was disabled or deleted meanwhile (a retry row says so; a first try leaves none).
+      if (job.deliveryId !== undefined)
+        return record(job, endpoint, { at, durationMs: 0, error: 'endpoint disabled' }, startedMs, undefined, finish);
+      feeds.get(job.endpointId)?.inFlight.delete(job.event.seq);
+      return finish();
+    }
+    const timestamp = Math.floor(startedMs / 1000);
+    let signatures = signature(endpoint.secret, job.event.id, timestamp, job.body);
+    if (endpoint.previousSecret && endpoint.previousUntil && Date.parse(endpoint.previousUntil) > startedMs)
+      signatures += ` ${signature(endpoint.previousSecret, job.event.id, timestamp, job.body)}`;
+    const started = performance.now();
+    const headers = {
+      'webhook-id': job.event.id,
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': signatures,
+      'user-agent': 'ninefold-webhooks',
+    };
+    const answered = (answer: Answer) => {
+      release();
+      const log: DeliveryAttempt = {
+        at,
+        durationMs: performance.now() - started,
+        ...(answer.status !== undefined ? { status: answer.status } : {}),
+        ...(answer.error ? { error: answer.error } : {}),
+      };
+      record(job, endpoint, log, startedMs, answer, finish);
+    };
+    poster
+      .post(job.url, headers, job.body)
+      .then(answered)
+      .catch((error: unknown) => {
+        health.failed(error, 'delivering an event');
+        finish();
       });
-    inFlight.add(run);
   };
 
   /** Starts what may start for one endpoint: its due retries first, then what its cursor read ahead. */
@@ -310,12 +340,10 @@ export const startWebhookWorker = (ctx: RuntimeContext, options: WorkerOptions =
         if ('problem' in out) {
           // Given up at once, recorded with the batch of attempts under way (in flight until then, as a first try).
           feed.inFlight.add(event.seq);
-          const at = ctx.now().toISOString();
-          void record({ endpointId: feed.endpoint.id, event, url: '', body: '', attempts: 0 }, feed.endpoint, {
-            at,
-            durationMs: 0,
-            error: out.problem,
-          });
+          const startedMs = ctx.now().getTime();
+          const job: Job = { endpointId: feed.endpoint.id, event, url: '', body: '', attempts: 0 };
+          const log = { at: new Date(startedMs).toISOString(), durationMs: 0, error: out.problem };
+          record(job, feed.endpoint, log, startedMs, undefined, NOTHING);
           continue;
         }
         feed.ready.push({ endpointId: feed.endpoint.id, event, url: out.url, body: out.body, attempts: 0 });
@@ -396,7 +424,15 @@ export const startWebhookWorker = (ctx: RuntimeContext, options: WorkerOptions =
       if (!out || 'problem' in out) {
         // Nothing left to send: the event, the endpoint or the owner's right to read the record is gone.
         const error = out && 'problem' in out ? out.problem : 'no longer deliverable';
-        await record(job, endpoint, { at: ctx.now().toISOString(), durationMs: 0, error });
+        const startedMs = ctx.now().getTime();
+        record(
+          job,
+          endpoint,
+          { at: new Date(startedMs).toISOString(), durationMs: 0, error },
+          startedMs,
+          undefined,
+          NOTHING,
+        );
         continue;
       }
       held.add(delivery.id);
@@ -459,14 +495,14 @@ export const startWebhookWorker = (ctx: RuntimeContext, options: WorkerOptions =
     },
     /** Ends the attempts in flight (their connections destroyed): each is recorded as failed, and retried later. */
     cut() {
-      poster.close();
+      poster.cut();
     },
     async stop() {
       stopped = true;
       pace.stop();
       if (timer) clearTimeout(timer);
       if (waking) clearTimeout(waking);
-      await Promise.allSettled([...inFlight]);
+      if (unsaved > 0) await new Promise<void>((done) => (allSaved = done));
       await transaction(async () => {
         for (const feed of feeds.values()) await saveCursor(feed);
         await ctx.store.webhooks.releaseEndpoints(owner);

@@ -45,11 +45,20 @@ CREATE TABLE IF NOT EXISTS _ninefold_webhook_endpoints (
   secret text COLLATE "C" NOT NULL, previous_secret text COLLATE "C", previous_until text COLLATE "C", description text COLLATE "C", owner_subject text COLLATE "C" NOT NULL,
   owner_roles text COLLATE "C" NOT NULL, api_version text COLLATE "C", created_at text COLLATE "C" NOT NULL, disabled_at text COLLATE "C", disabled_reason text COLLATE "C",
   cursor bigint NOT NULL DEFAULT 0, failing_since text COLLATE "C", lease_owner text COLLATE "C", lease_until text COLLATE "C");
+-- A delivery's first attempt is held in its row (first_*; its time is created_at), the later ones in
+-- _ninefold_delivery_attempts: a first try that succeeds writes one row. Rows written before first_* existed have
+-- first_duration_ms NULL and every attempt in _ninefold_delivery_attempts.
 CREATE TABLE IF NOT EXISTS _ninefold_deliveries (
   id bigserial PRIMARY KEY, endpoint_id text COLLATE "C" NOT NULL, event_id text COLLATE "C" NOT NULL,
   event_seq bigint NOT NULL DEFAULT 0, url text COLLATE "C", state text COLLATE "C" NOT NULL, attempts integer NOT NULL DEFAULT 0,
-  next_at text COLLATE "C", lease_owner text COLLATE "C", lease_until text COLLATE "C", created_at text COLLATE "C" NOT NULL);
-CREATE INDEX IF NOT EXISTS _ninefold_deliveries_due ON _ninefold_deliveries (state, next_at);
+  next_at text COLLATE "C", lease_owner text COLLATE "C", lease_until text COLLATE "C", created_at text COLLATE "C" NOT NULL,
+  first_status integer, first_duration_ms integer, first_error text COLLATE "C");
+ALTER TABLE _ninefold_deliveries ADD COLUMN IF NOT EXISTS first_status integer;
+ALTER TABLE _ninefold_deliveries ADD COLUMN IF NOT EXISTS first_duration_ms integer;
+ALTER TABLE _ninefold_deliveries ADD COLUMN IF NOT EXISTS first_error text COLLATE "C";
+-- Only pending deliveries are ever looked for by due time: delivered and failed ones stay out of the index.
+DROP INDEX IF EXISTS _ninefold_deliveries_due;
+CREATE INDEX IF NOT EXISTS _ninefold_deliveries_pending ON _ninefold_deliveries (next_at, id) WHERE state = 'pending';
 CREATE INDEX IF NOT EXISTS _ninefold_deliveries_by_endpoint ON _ninefold_deliveries (endpoint_id, id);
 CREATE TABLE IF NOT EXISTS _ninefold_delivery_attempts (
   pk bigserial PRIMARY KEY, delivery_id bigint NOT NULL, at text COLLATE "C" NOT NULL, status integer, duration_ms integer NOT NULL,

@@ -30,7 +30,30 @@ interface DeliveryRow {
   attempts: number;
   next_at: string | null;
   created_at: string;
+  first_status: number | null;
+  first_duration_ms: number | null;
+  first_error: string | null;
 }
+
+interface AttemptRow {
+  at: string;
+  status: number | null;
+  duration_ms: number;
+  error: string | null;
+}
+
+const toAttempt = (a: AttemptRow): DeliveryAttempt => ({
+  at: a.at,
+  ...(a.status !== null ? { status: a.status } : {}),
+  durationMs: a.duration_ms,
+  ...(a.error !== null ? { error: a.error } : {}),
+});
+
+/** The first attempt when the delivery row holds it (rows written before it could have none). */
+const firstAttempt = (r: DeliveryRow): DeliveryAttempt[] =>
+  r.first_duration_ms === null
+    ? []
+    : [toAttempt({ at: r.created_at, status: r.first_status, duration_ms: r.first_duration_ms, error: r.first_error })];
 
 const toEndpoint = (r: EndpointRow): WebhookEndpoint => ({
   id: r.id,
@@ -87,28 +110,27 @@ const ENDPOINTS = '_ninefold_webhook_endpoints';
 const DELIVERIES = '_ninefold_deliveries';
 
 /**
- * A batch of attempts in one statement (one array per column): first tries take their delivery's id from the
- * sequence up front (a CTE with a volatile call runs once), so that each attempt row names its delivery without
- * matching rows back; retries update theirs. Data-modifying CTEs all run whether or not the SELECT reads them.
+ * A batch of attempts in one statement (one array per column): a first try makes its delivery row, which holds the
+ * attempt (first_*; its time is created_at); a retry updates its row and logs the attempt in
+ * _ninefold_delivery_attempts. Nothing is read back, so that inside the worker's transaction the statement goes out
+ * with the cursor's UPDATE and COMMIT, one round trip a batch. Data-modifying CTEs all run whether or not the
+ * statement reads them.
  */
 const RECORD_ATTEMPTS = `
 WITH input AS (
   SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::text[],
                        $8::text[], $9::int[], $10::int[], $11::text[])
     WITH ORDINALITY AS t(delivery_id, endpoint_id, event_id, event_seq, url, state, next_at, at, status, duration_ms, error, n)),
-ids AS (
-  SELECT n, CASE WHEN delivery_id IS NULL THEN nextval('${DELIVERIES}_id_seq') ELSE delivery_id END AS id FROM input),
-created AS (
-  INSERT INTO ${DELIVERIES} (id, endpoint_id, event_id, event_seq, url, state, attempts, next_at, created_at)
-  SELECT ids.id, i.endpoint_id, i.event_id, i.event_seq, i.url, i.state, 1, i.next_at, i.at
-  FROM input i JOIN ids USING (n) WHERE i.delivery_id IS NULL),
 updated AS (
   UPDATE ${DELIVERIES} AS d SET attempts = d.attempts + 1, state = i.state, next_at = i.next_at, lease_owner = NULL, lease_until = NULL
   FROM input i WHERE d.id = i.delivery_id),
 logged AS (
   INSERT INTO _ninefold_delivery_attempts (delivery_id, at, status, duration_ms, error)
-  SELECT ids.id, i.at, i.status, i.duration_ms, i.error FROM input i JOIN ids USING (n) ORDER BY n)
-SELECT id FROM ids ORDER BY n`;
+  SELECT i.delivery_id, i.at, i.status, i.duration_ms, i.error FROM input i WHERE i.delivery_id IS NOT NULL ORDER BY n)
+INSERT INTO ${DELIVERIES} (endpoint_id, event_id, event_seq, url, state, attempts, next_at, created_at,
+                           first_status, first_duration_ms, first_error)
+SELECT i.endpoint_id, i.event_id, i.event_seq, i.url, i.state, 1, i.next_at, i.at, i.status, i.duration_ms, i.error
+FROM input i WHERE i.delivery_id IS NULL ORDER BY n`;
 
 /**
  * Webhook endpoints, their cursors and deliveries, as on SQLite (sqlite/webhooks.ts). Endpoint leases and due
@@ -187,8 +209,8 @@ export const postgresWebhooks = (db: PgPool): WebhookStore => ({
     ]);
   },
   async recordAttempts(records) {
-    if (!records.length) return [];
-    const rows = await db.rows<{ id: number }>(RECORD_ATTEMPTS, [
+    if (!records.length) return;
+    await db.write(RECORD_ATTEMPTS, [
       records.map((r) => r.deliveryId ?? null),
       records.map((r) => r.endpointId),
       records.map((r) => r.eventId),
@@ -201,7 +223,6 @@ export const postgresWebhooks = (db: PgPool): WebhookStore => ({
       records.map((r) => Math.round(r.attempt.durationMs)),
       records.map((r) => r.attempt.error ?? null),
     ]);
-    return rows.map((r) => r.id);
   },
   async claimDue(now, owner, leaseMs, limit) {
     const at = now.toISOString();
@@ -220,28 +241,13 @@ export const postgresWebhooks = (db: PgPool): WebhookStore => ({
       `SELECT * FROM ${DELIVERIES} WHERE endpoint_id = $1 ORDER BY id DESC LIMIT $2`,
       [endpointId, limit],
     );
-    const attempts = await db.rows<{
-      delivery_id: number;
-      at: string;
-      status: number | null;
-      duration_ms: number;
-      error: string | null;
-    }>(
+    const attempts = await db.rows<AttemptRow & { delivery_id: number }>(
       'SELECT delivery_id, at, status, duration_ms, error FROM _ninefold_delivery_attempts WHERE delivery_id = ANY($1::bigint[]) ORDER BY pk',
       [rows.map((r) => r.id)],
     );
     return rows.map((row) => ({
       ...toDelivery(row),
-      log: attempts
-        .filter((a) => a.delivery_id === row.id)
-        .map(
-          (a): DeliveryAttempt => ({
-            at: a.at,
-            ...(a.status !== null ? { status: a.status } : {}),
-            durationMs: a.duration_ms,
-            ...(a.error !== null ? { error: a.error } : {}),
-          }),
-        ),
+      log: [...firstAttempt(row), ...attempts.filter((a) => a.delivery_id === row.id).map(toAttempt)],
     }));
   },
   async getDelivery(id) {

@@ -31,7 +31,30 @@ interface DeliveryRow {
   attempts: number;
   next_at: string | null;
   created_at: string;
+  first_status: number | null;
+  first_duration_ms: number | null;
+  first_error: string | null;
 }
+
+interface AttemptRow {
+  at: string;
+  status: number | null;
+  duration_ms: number;
+  error: string | null;
+}
+
+const toAttempt = (a: AttemptRow): DeliveryAttempt => ({
+  at: a.at,
+  ...(a.status !== null ? { status: a.status } : {}),
+  durationMs: a.duration_ms,
+  ...(a.error !== null ? { error: a.error } : {}),
+});
+
+/** The first attempt when the delivery row holds it (rows written before it could have none). */
+const firstAttempt = (r: DeliveryRow): DeliveryAttempt[] =>
+  r.first_duration_ms === null
+    ? []
+    : [toAttempt({ at: r.created_at, status: r.first_status, duration_ms: r.first_duration_ms, error: r.first_error })];
 
 const toEndpoint = (r: EndpointRow): WebhookEndpoint => ({
   id: r.id,
@@ -85,8 +108,8 @@ const SCHEMA = `CREATE TABLE IF NOT EXISTS _ninefold_webhook_endpoints (
   CREATE TABLE IF NOT EXISTS _ninefold_deliveries (
     id INTEGER PRIMARY KEY AUTOINCREMENT, endpoint_id TEXT NOT NULL, event_id TEXT NOT NULL,
     event_seq INTEGER NOT NULL DEFAULT 0, url TEXT, state TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0,
-    next_at TEXT, lease_owner TEXT, lease_until TEXT, created_at TEXT NOT NULL) STRICT;
-  CREATE INDEX IF NOT EXISTS _ninefold_deliveries_due ON _ninefold_deliveries (state, next_at);
+    next_at TEXT, lease_owner TEXT, lease_until TEXT, created_at TEXT NOT NULL,
+    first_status INTEGER, first_duration_ms INTEGER, first_error TEXT) STRICT;
   CREATE INDEX IF NOT EXISTS _ninefold_deliveries_by_endpoint ON _ninefold_deliveries (endpoint_id, id);
   CREATE TABLE IF NOT EXISTS _ninefold_delivery_attempts (
     delivery_id INTEGER NOT NULL, at TEXT NOT NULL, status INTEGER, duration_ms INTEGER NOT NULL, error TEXT) STRICT;
@@ -102,6 +125,9 @@ const ADDED: Array<[table: string, column: string, definition: string]> = [
   ['_ninefold_webhook_endpoints', 'lease_until', 'TEXT'],
   ['_ninefold_deliveries', 'event_seq', 'INTEGER NOT NULL DEFAULT 0'],
   ['_ninefold_deliveries', 'url', 'TEXT'],
+  ['_ninefold_deliveries', 'first_status', 'INTEGER'],
+  ['_ninefold_deliveries', 'first_duration_ms', 'INTEGER'],
+  ['_ninefold_deliveries', 'first_error', 'TEXT'],
 ];
 
 const upgrade = (db: Database) => {
@@ -109,6 +135,9 @@ const upgrade = (db: Database) => {
     const have = db.prepare(`SELECT name FROM pragma_table_info('${table}')`).pluck().all() as string[];
     if (!have.includes(column)) db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${definition}`);
   }
+  // Only pending deliveries are ever looked for by due time: delivered and failed ones stay out of the index.
+  db.exec(`DROP INDEX IF EXISTS _ninefold_deliveries_due;
+    CREATE INDEX IF NOT EXISTS _ninefold_deliveries_pending ON _ninefold_deliveries (next_at, id) WHERE state = 'pending';`);
 };
 
 /**
@@ -140,7 +169,8 @@ export const sqliteWebhooks = (db: Database): WebhookStore => {
   );
   const move = db.prepare('UPDATE _ninefold_webhook_endpoints SET cursor = ? WHERE id = ?');
   const insertDelivery = db.prepare(`INSERT INTO _ninefold_deliveries
-    (endpoint_id, event_id, event_seq, url, state, attempts, next_at, created_at) VALUES (?, ?, ?, ?, ?, 1, ?, ?)`);
+    (endpoint_id, event_id, event_seq, url, state, attempts, next_at, created_at, first_status, first_duration_ms, first_error)
+    VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?)`);
   const updateDelivery = db.prepare(
     'UPDATE _ninefold_deliveries SET attempts = attempts + 1, state = ?, next_at = ?, lease_owner = NULL, lease_until = NULL WHERE id = ?',
   );
@@ -210,19 +240,29 @@ export const sqliteWebhooks = (db: Database): WebhookStore => {
       advance.run(seq, endpointId, owner, seq);
     },
     async recordAttempts(records) {
-      return records.map((r) => {
+      for (const r of records) {
         const nextAt = r.next.state === 'pending' ? r.next.at : null;
-        let id = r.deliveryId;
-        if (id === undefined) {
-          id = Number(
-            insertDelivery.run(r.endpointId, r.eventId, r.eventSeq, r.url ?? null, r.next.state, nextAt, r.attempt.at)
-              .lastInsertRowid,
-          );
-        } else updateDelivery.run(r.next.state, nextAt, id);
         const a = r.attempt;
-        logAttempt.run(id, a.at, a.status ?? null, Math.round(a.durationMs), a.error ?? null);
-        return id;
-      });
+        const [status, durationMs, error] = [a.status ?? null, Math.round(a.durationMs), a.error ?? null];
+        if (r.deliveryId === undefined) {
+          // The first attempt is held in the delivery row (its time is created_at).
+          insertDelivery.run(
+            r.endpointId,
+            r.eventId,
+            r.eventSeq,
+            r.url ?? null,
+            r.next.state,
+            nextAt,
+            a.at,
+            status,
+            durationMs,
+            error,
+          );
+        } else {
+          updateDelivery.run(r.next.state, nextAt, r.deliveryId);
+          logAttempt.run(r.deliveryId, a.at, status, durationMs, error);
+        }
+      }
     },
     async claimDue(now, owner, leaseMs, limit) {
       const at = now.toISOString();
@@ -236,21 +276,7 @@ export const sqliteWebhooks = (db: Database): WebhookStore => {
     async listDeliveries(endpointId, limit) {
       return (byEndpoint.all(endpointId, limit) as DeliveryRow[]).map((row) => ({
         ...toDelivery(row),
-        log: (
-          attemptsOf.all(row.id) as Array<{
-            at: string;
-            status: number | null;
-            duration_ms: number;
-            error: string | null;
-          }>
-        ).map(
-          (a): DeliveryAttempt => ({
-            at: a.at,
-            ...(a.status !== null ? { status: a.status } : {}),
-            durationMs: a.duration_ms,
-            ...(a.error !== null ? { error: a.error } : {}),
-          }),
-        ),
+        log: [...firstAttempt(row), ...(attemptsOf.all(row.id) as AttemptRow[]).map(toAttempt)],
       }));
     },
     async getDelivery(id) {

@@ -1,0 +1,270 @@
+// What one webhook delivery costs the server on PostgreSQL, apart from the create that wrote its event: a backlog
+// of N events is written with no endpoint to send them to, an endpoint's cursor is then set back before them, and
+// a fresh server drains the backlog to bench/receiver.mjs with nothing else to do. The server's CPU
+// (/proc/<pid>/stat) and its PostgreSQL backends' (PGAPPNAME) are read from the WARM-th receipt to the N-th,
+// divided by the deliveries in between: start-up, the first reads and JIT warm-up fall before the window.
+// Builds alternate per round, so that both see the same neighbours.
+//
+// env (defaults): N=20000 WARM=2000 ROUNDS=2 PG_URL=postgres://postgres@127.0.0.1:5432/test
+//                 NF_A=<this checkout's bin/ninefold.js> NF_B=<another build's bin/ninefold.js> (optional)
+//                 FX=1 (also the hand-written loop, bench/webhook-outbox-pg.mjs in bench/baseline-fastify-pg.mjs: its
+//                 outbox filled by SQL with the rows its POST would write, then drained the same way)
+//                 CALLGRIND=<dir> (the draining server runs under valgrind --tool=callgrind, counters zeroed at the
+//                 WARM-th receipt and dumped at the N-th: instructions per delivery, whatever the load)
+//                 PROF=<dir> (the draining server runs under --cpu-prof)
+//                 PERF=<dir> (`perf record -e cpu-clock -g` on the draining server over the window, node run with
+//                 --perf-basic-prof so that JavaScript frames have names: on-CPU time, kernel included)
+//                 STRACE=<dir> (`strace -c -f` on the draining server over the window: system calls per delivery;
+//                 with STRACE_WIRE=1 the socket writes and reads themselves)
+// Run after `npm run build`: node bench/webhook-drain.mjs
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import pg from 'pg';
+
+const BENCH = dirname(fileURLToPath(import.meta.url));
+const ROOT = join(BENCH, '..');
+const env = process.env;
+const N = Number(env.N ?? 20_000);
+const WARM = Number(env.WARM ?? 2000);
+const ROUNDS = Number(env.ROUNDS ?? 2);
+const PG = env.PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const PORT = Number(env.PORT ?? 18_340);
+const RECEIVER_PORT = PORT + 1;
+const builds = {
+  A: env.NF_A ?? join(ROOT, 'bin/ninefold.js'),
+  ...(env.NF_B ? { B: env.NF_B } : {}),
+  ...(env.FX ? { FX: 'fx' } : {}),
+};
+const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const ticks = (pid) => {
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return Number(f[11]) + Number(f[12]);
+};
+const sysTicks = (pid) => Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[12]);
+const TICK_US = 10_000;
+
+const admin = new pg.Client({ connectionString: PG });
+await admin.connect();
+const receiver = spawn(process.execPath, [join(BENCH, 'receiver.mjs'), String(RECEIVER_PORT)], { stdio: 'ignore' });
+const receipts = async () => (await (await fetch(`http://127.0.0.1:${RECEIVER_PORT}/stats`)).json()).count;
+
+const serve = async (bin, schema, appName, wrap = []) => {
+  const db = `${PG}?schema=${schema}`;
+  const args =
+    bin === 'fx'
+      ? [join(BENCH, 'baseline-fastify-pg.mjs')]
+      : [bin, 'serve', join(BENCH, 'items-events.yaml'), '--port', String(PORT), '--db', db, '--log-level', 'warn'];
+  const [cmd, ...pre] = wrap.length ? wrap : [process.execPath];
+  const fxEnv = {
+    PORT: String(PORT),
+    DB: db,
+    WEBHOOK_URL: `http://127.0.0.1:${RECEIVER_PORT}/hook`,
+    WEBHOOK_SECRET: SECRET,
+  };
+  const child = spawn(cmd, [...pre, ...args], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...env, PGAPPNAME: appName, ...(bin === 'fx' ? fxEnv : {}) },
+  });
+  for (let i = 0; i < 3000; i++) {
+    try {
+      if ((await fetch(`http://127.0.0.1:${PORT}${bin === 'fx' ? '/items/1' : '/healthz'}`)).status < 500) return child;
+    } catch {}
+    await sleep(100);
+  }
+  throw new Error('the server did not start');
+};
+const stop = async (child) => {
+  const gone = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await gone;
+};
+const control = (flag, pid) =>
+  new Promise((ok) => spawn('callgrind_control', [flag, String(pid)], { stdio: 'ignore' }).once('exit', ok));
+const backendTicks = async (appName) => {
+  const { rows } = await admin.query('SELECT pid FROM pg_stat_activity WHERE application_name = $1', [appName]);
+  const out = new Map();
+  for (const { pid } of rows) {
+    try {
+      out.set(pid, [ticks(pid), sysTicks(pid)]);
+    } catch {}
+  }
+  return out;
+};
+
+/** The hand-written server's backlog: the outbox rows its POST /items writes (bench/baseline-fastify-pg.mjs). */
+const fillOutbox = async (schema) => {
+  await admin.query(`CREATE TABLE ${schema}.items (id integer GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
+    name text NOT NULL, price double precision NOT NULL, tags text NOT NULL DEFAULT '[]', created_at text NOT NULL)`);
+  await admin.query(`CREATE TABLE ${schema}.outbox (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, type text NOT NULL,
+    time text NOT NULL, data text NOT NULL, attempts integer NOT NULL DEFAULT 0, due_at timestamptz NOT NULL DEFAULT now())`);
+  await admin.query(
+    `INSERT INTO ${schema}.outbox (type, time, data)
+     SELECT 'Item.created', t, json_build_object('record', json_build_object('id', i, 'name', 'widget', 'price', 9.99,
+       'tags', '["a","b"]'::json, 'createdAt', t))::text
+     FROM generate_series(1, $1::int) AS i, LATERAL (SELECT to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS t) AS x`,
+    [N],
+  );
+  await fetch(`http://127.0.0.1:${RECEIVER_PORT}/secret`, { method: 'POST', body: SECRET });
+};
+
+/** Ninefold's backlog: N creates, then an endpoint (its cursor starts at the head), its cursor set back to 0 once
+ * the server has stopped. */
+const fillNinefold = async (bin, schema) => {
+  const server = await serve(bin, schema, `drain-fill-${process.pid}`);
+  await new Promise((ok, fail) =>
+    autocannon(
+      {
+        url: `http://127.0.0.1:${PORT}/items`,
+        method: 'POST',
+        connections: 20,
+        amount: N,
+        headers: { 'content-type': 'application/json' },
+        body: '{"name":"widget","price":9.99,"tags":["a","b"]}',
+      },
+      (error, result) => (error ? fail(error) : result.non2xx ? fail(new Error(`${result.non2xx} non-2xx`)) : ok()),
+    ),
+  );
+  const made = await fetch(`http://127.0.0.1:${PORT}/webhook-endpoints`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ url: `http://127.0.0.1:${RECEIVER_PORT}/hook` }),
+  });
+  const { secret } = await made.json();
+  await fetch(`http://127.0.0.1:${RECEIVER_PORT}/secret`, { method: 'POST', body: secret });
+  await stop(server);
+  await admin.query(`UPDATE ${schema}._ninefold_webhook_endpoints SET cursor = 0`);
+};
+
+/** One build, one round: µs of server CPU (and of its PostgreSQL backends) per delivery drained. */
+const drain = async (name, bin, round) => {
+  const schema = `drain_${name.toLowerCase()}_${round}_${process.pid}`;
+  await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  await admin.query(`CREATE SCHEMA ${schema}`);
+  try {
+    if (bin === 'fx') await fillOutbox(schema);
+    else await fillNinefold(bin, schema);
+    await admin.query(`VACUUM ANALYZE ${schema}.${bin === 'fx' ? 'outbox' : '_ninefold_events'}`);
+    await admin.query('CHECKPOINT');
+    await fetch(`http://127.0.0.1:${RECEIVER_PORT}/reset`);
+    const appName = `drain-${name}-${process.pid}`;
+    const wrap = env.CALLGRIND
+      ? [
+          'valgrind',
+          '--tool=callgrind',
+          `--callgrind-out-file=${env.CALLGRIND}/drain-${name}-${round}.%p.out`,
+          process.execPath,
+          '--single-threaded',
+        ]
+      : env.PERF
+        ? [process.execPath, '--perf-basic-prof']
+        : env.PROF
+          ? [process.execPath, '--cpu-prof', `--cpu-prof-dir=${env.PROF}`, '--require', join(BENCH, 'exit-on-term.cjs')]
+          : [];
+    const server = await serve(bin, schema, appName, wrap);
+    try {
+      const poll = env.CALLGRIND ? 200 : 20;
+      while ((await receipts()) < WARM) await sleep(poll);
+      if (env.CALLGRIND) await control('-z', server.pid);
+      const perf = env.PERF
+        ? spawn(
+            'perf',
+            [
+              'record',
+              '-e',
+              'cpu-clock',
+              '-F',
+              '1999',
+              '-g',
+              '-o',
+              `${env.PERF}/drain-${name}-${round}.data`,
+              '-p',
+              String(server.pid),
+            ],
+            { stdio: 'ignore' },
+          )
+        : undefined;
+      const strace = env.STRACE
+        ? spawn('strace', [
+            ...(env.STRACE_WIRE ? ['-s', '400', '-e', 'trace=writev,write,read'] : ['-c']),
+            '-f',
+            '-o',
+            `${env.STRACE}/drain-${name}-${round}.txt`,
+            '-p',
+            String(server.pid),
+          ])
+        : undefined;
+      const t0 = ticks(server.pid);
+      const s0 = sysTicks(server.pid);
+      const p0 = await backendTicks(appName);
+      const r0 = await receipts();
+      const w0 = performance.now();
+      let r1 = r0;
+      for (let i = 0; i < 30_000 && r1 < N; i++) {
+        await sleep(poll);
+        r1 = await receipts();
+      }
+      const t1 = ticks(server.pid);
+      const s1 = sysTicks(server.pid);
+      const p1 = await backendTicks(appName);
+      if (env.CALLGRIND) await control('-d', server.pid);
+      if (perf) {
+        perf.kill('SIGINT');
+        await new Promise((r) => perf.once('exit', r));
+      }
+      if (strace) {
+        strace.kill('SIGINT');
+        await new Promise((r) => strace.once('exit', r));
+      }
+      const seconds = (performance.now() - w0) / 1000;
+      let pgTicks = 0;
+      let pgSys = 0;
+      for (const [pid, [t, sys]] of p1) {
+        pgTicks += t - (p0.get(pid)?.[0] ?? 0);
+        pgSys += sys - (p0.get(pid)?.[1] ?? 0);
+      }
+      const count = r1 - r0;
+      return {
+        count,
+        us: ((t1 - t0) * TICK_US) / count,
+        sys: ((s1 - s0) * TICK_US) / count,
+        pg: (pgTicks * TICK_US) / count,
+        pgSys: (pgSys * TICK_US) / count,
+        rate: count / seconds,
+      };
+    } finally {
+      await stop(server);
+    }
+  } finally {
+    // Row writes per event over the whole drain (the server's statistics reach pg_stat_user_tables within a second).
+    await sleep(1500);
+    const { rows } = await admin.query(
+      `SELECT relname, n_tup_ins, n_tup_upd, n_tup_del FROM pg_stat_user_tables
+       WHERE schemaname = $1 AND n_tup_ins + n_tup_upd + n_tup_del > 0 ORDER BY relname`,
+      [schema],
+    );
+    const per = (n) => (Number(n) / N).toFixed(2);
+    const writes = rows.map((r) => `${r.relname} +${per(r.n_tup_ins)} ~${per(r.n_tup_upd)} -${per(r.n_tup_del)}`);
+    console.log(
+      `  ${name} round ${round}, rows written per event${bin === 'fx' ? '' : ' (fill and drain)'}: ${writes.join(', ')}`,
+    );
+  }
+};
+
+try {
+  await sleep(300);
+  for (let round = 1; round <= ROUNDS; round++) {
+    for (const [name, bin] of Object.entries(builds)) {
+      const r = await drain(name, bin, round);
+      console.log(
+        `round ${round} ${name}: ${r.count} deliveries, server ${r.us.toFixed(0)} µs/delivery (sys ${r.sys.toFixed(0)}), PostgreSQL backends ${r.pg.toFixed(0)} µs/delivery (sys ${r.pgSys.toFixed(0)}), ${r.rate.toFixed(0)}/s`,
+      );
+    }
+  }
+} finally {
+  receiver.kill('SIGTERM');
+  await admin.end();
+}
