@@ -34,12 +34,16 @@ const INSERT = 'INSERT INTO _ninefold_events (type, time, resource, record_id, d
  * Readers read numbered events only, after a run that started after their call (event-sequencer.ts), which also
  * numbers the events of a process that died between its COMMIT and its run.
  */
-export const postgresEventLog = (db: PgPool): EventLog => {
+export const postgresEventLog = (db: PgPool, told: () => void): EventLog => {
   const sequencer = createEventSequencer(
     () => db.rows(SEQUENCE),
     (fn) => db.detached(fn),
   );
-  const committed = () => sequencer.committed();
+  // This process's readers are told once per committed transaction, not per event, and only once it has committed.
+  const committed = () => {
+    sequencer.committed();
+    told();
+  };
   return {
     append(e: NewEvent) {
       const written = db.write(INSERT, [
