@@ -19,7 +19,9 @@
 //                 WARM requests (default 10000), its counters are zeroed, <n> more are counted; the table shows
 //                 instructions per request and the ratio off/on per round. OUT=<dir> keeps the callgrind files.
 //                 NODE_ARGS='--trace-gc' (node flags for the measured servers; with OUT, their output goes to
-//                 OUT/<line>.log)
+//                 OUT/<line>.log). A process whose scavenges each promote MBs (--trace-gc: `Scavenge 46 -> 35 MB`, 10-35 ms)
+//                 costs 30-100 µs more per request; '--trace-gc --trace-pretenuring-statistics' names the allocation
+//                 site V8 pretenured ("maybe tenure => tenure"), see bench/RESULTS.md (h/h32)
 //                 PG_CPU=1 (with CPU=<n>: also the CPU of the server's PostgreSQL backends per request, as in
 //                 bench/pg-cpu.mjs: the server connects with PGAPPNAME=bench-computed-<PORT>, its backends are found in
 //                 pg_stat_activity and their /proc/<pid>/stat read; shared background processes are not counted)
@@ -349,12 +351,17 @@ const out = CPU
 for (const t of targets) {
   if (!lines.some((l) => l.store === t.store)) continue;
   const offLabel = `${t.store} list of 20, no computed fields`;
+  // LINES without `off`: the lines' own figures, no ratios.
   const off = results.get(offLabel);
   const onLines = lines.filter((l) => l.store === t.store && l.computed).map((l) => l.label);
-  const rows = [[offLabel, off, undefined, undefined]];
+  const rows = off ? [[offLabel, off, undefined, undefined]] : [];
   for (const label of onLines) {
     const on = results.get(label);
-    rows.push([label, on, on.map((r, i) => r.rps / off[i].rps), on.map((r, i) => off[i].cpuUs / r.cpuUs)]);
+    rows.push(
+      off
+        ? [label, on, on.map((r, i) => r.rps / off[i].rps), on.map((r, i) => off[i].cpuUs / r.cpuUs)]
+        : [label, on, undefined, undefined],
+    );
   }
   for (const [label, list, ratio, cpuRatio] of rows) {
     const rps = list.map((r) => r.rps);

@@ -12,7 +12,15 @@ import { createDeadlines, type Deadline } from './deadlines.ts';
 import { sendProblem, toApiError } from './errors.ts';
 import type { FrontDoor, FrontDoorHost } from './front-door.ts';
 import { withTransaction } from './idempotency.ts';
-import { AFTER_BODY, BEFORE_BODY, type Exchange, runSteps, type Step, type StepPhase } from './lifecycle.ts';
+import {
+  AFTER_BODY,
+  BEFORE_BODY,
+  type Exchange,
+  RequestExchange,
+  runSteps,
+  type Step,
+  type StepPhase,
+} from './lifecycle.ts';
 import type { PartHost } from './part.ts';
 import { MAX_PARAM_LENGTH, type Method, type PipelineRoute, type RouteSpec, toFastifyPath } from './route-spec.ts';
 import type { ServerOptions } from './server-options.ts';
@@ -97,7 +105,7 @@ export const createPipeline = (
     return steps;
   };
   const start = (route: PipelineRoute, request: FastifyRequest, reply: FastifyReply): Exchange => {
-    const exchange: Exchange = { route, request, reply, principal: undefined, body: undefined };
+    const exchange = new RequestExchange(route, request, reply);
     request.exchange = exchange;
     return exchange;
   };

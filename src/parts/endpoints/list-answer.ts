@@ -1,5 +1,6 @@
 import type { ResourcePlan } from '../../plan/types.ts';
 import type { HandlerInput } from '../../runtime/context.ts';
+import { JsonAnswer } from '../../runtime/json-answer.ts';
 
 /** What a page knows about itself, for the members and headers its paging style answers with. */
 export interface PageFacts {
@@ -67,6 +68,6 @@ export const compileListAnswer = (basePath: string, resource: ResourcePlan, serv
       body = JSON.stringify(members);
     }
     const links = paging === 'page' ? pageLinks(path, input, facts) : undefined;
-    return { status: 200, body, headers: { 'content-type': JSON_TYPE, ...(links ? { link: links } : {}) } };
+    return links ? new JsonAnswer(200, body, { 'content-type': JSON_TYPE, link: links }) : new JsonAnswer(200, body);
   };
 };

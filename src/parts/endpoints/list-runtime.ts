@@ -1,5 +1,6 @@
 import type { NamedListPlan, ResourcePlan } from '../../plan/types.ts';
 import type { Handler, HandlerInput, RuntimeContext } from '../../runtime/context.ts';
+import { JsonAnswer } from '../../runtime/json-answer.ts';
 import type { Filter, ListQuery, ListResult, Row } from '../../storage/index.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { celCondition, createRecordShapes, withComputed } from '../resources/computed-runtime.ts';
@@ -142,7 +143,7 @@ export const compileListHandler = (ctx: RuntimeContext, resource: ResourcePlan, 
     if (references.length) await embed(data, references, input.principal);
     if (conventional) {
       const body = JSON.stringify({ data, nextCursor, ...(result.total !== undefined ? { total: result.total } : {}) });
-      return { status: 200, body, headers: { 'content-type': 'application/json; charset=utf-8' } };
+      return new JsonAnswer(200, body);
     }
     const start = parsed.start;
     return answer(input, {

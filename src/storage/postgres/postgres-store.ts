@@ -1,5 +1,4 @@
 import type { Plan, ResourcePlan } from '../../plan/types.ts';
-import { notifying } from '../local-signals.ts';
 import { buildComputedSql, computedShapeKey } from '../sql/computed-sql.ts';
 import { quote } from '../sql/dialect.ts';
 import { buildDistinctSql, type DistinctSql, distinctShapeKey } from '../sql/distinct-sql.ts';
@@ -100,7 +99,7 @@ export class PostgresStore implements Store {
     this.versionUsage = part(postgresVersionUsage(db));
     this.sequences = part(postgresSequences(db));
     this.apiKeys = this.#telling('keys', part(keys), ['create', 'revoke']);
-    this.events = notifying(detachedSignals, 'events', part(postgresEventLog(db)), ['append']);
+    this.events = part(postgresEventLog(db, () => detachedSignals.notify('events')));
     this.webhooks = this.#telling('endpoints', part(postgresWebhooks(db)), [
       'createEndpoint',
       'updateEndpoint',
