@@ -285,13 +285,15 @@ export const startWebhookWorker = (ctx: RuntimeContext, options: WorkerOptions =
       'user-agent': 'ninefold-webhooks',
     };
     const answered = (answer: Answer) => {
-      release();
+      // Timed before the slot is freed: freeing it starts the endpoint's next attempt, whose start must not fall
+      // inside this one's span in the delivery log (at most 8 at once per endpoint, as the log shows).
       const log: DeliveryAttempt = {
         at,
         durationMs: performance.now() - started,
         ...(answer.status !== undefined ? { status: answer.status } : {}),
         ...(answer.error ? { error: answer.error } : {}),
       };
+      release();
       record(job, endpoint, log, startedMs, answer, finish);
     };
     poster
