@@ -72,9 +72,9 @@ export interface Exchange {
 /**
  * The exchange of one request, made with `new`: V8 gives an object literal an allocation site and may pretenure it
  * (make its objects in the old generation from then on) when one scavenge finds most of them alive, as one under load
- * can at random (h/h32: one server process in three or four). From then on every exchange is old, and the request,
- * reply and answer it points to outlive each scavenge until the next full collection: 2-3 MB promoted per scavenge,
- * 30-100 µs more CPU per request for the rest of the process. Instances of a class have no allocation site. Every
+ * can at random (h/h32: about one server process in five, 3 of 18 on the bench). From then on every exchange is old,
+ * and the request, reply and answer it points to outlive each scavenge until the next full collection: 2-3 MB
+ * promoted per scavenge, 30-100 µs more CPU per request for the rest of the process. Instances of a class have no allocation site. Every
  * member is set here, so that every exchange has the one shape.
  */
 export class RequestExchange implements Exchange {
