@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyReply } from 'fastify';
 import type { ApiError } from '../parts/errors/api-error.ts';
 import type { ProblemContext, ProblemRenderer } from '../parts/errors/runtime.ts';
+import type { AnswerTurn } from './answer-turn.ts';
 
 /** Stands for the request's path while a problem is rendered ahead of time: letters only, so JSON keeps it as is. */
 const PATH_MARK = 'NinefoldRequestPathMark';
@@ -14,9 +15,9 @@ const PATH_MARK = 'NinefoldRequestPathMark';
 export type CannedProblem = (reply: FastifyReply, headers: Readonly<Record<string, string>>) => void;
 
 /**
- * The same, written on Node's own response by a step that runs before Fastify (the front door), in one writeHead:
- * `headers` are the request's own as a flat list (name, value, name, value…), and `url` is the request's target
- * as Fastify would route it.
+ * The same, written on Node's own response by a step that runs before Fastify (the front door), in one writeHead and
+ * at the end of the turn with the other answers (answer-turn.ts): `headers` are the request's own as a flat list
+ * (name, value, name, value…), and `url` is the request's target as Fastify would route it.
  */
 export type RawProblem = (response: ServerResponse<IncomingMessage>, url: string, headers: string[]) => void;
 
@@ -55,10 +56,13 @@ export const cannedProblem = (
   };
 };
 
+const end = (response: ServerResponse<IncomingMessage>, body: string) => void response.end(body);
+
 export const rawProblem = (
   render: ProblemRenderer,
   error: ApiError,
   where: Omit<ProblemContext, 'instance'>,
+  turn: AnswerTurn,
 ): RawProblem => {
   const { status, fixed, head, tail } = rendered(render, error, where);
   const fixedList = Object.entries(fixed).flat();
@@ -76,6 +80,6 @@ export const rawProblem = (
     for (const item of fixedList) headers.push(item);
     headers.push('content-length', lastLength);
     response.writeHead(status, headers);
-    response.end(body);
+    turn.later(end, response, body);
   };
 };

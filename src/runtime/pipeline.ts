@@ -5,6 +5,7 @@ import { ApiError } from '../parts/errors/api-error.ts';
 import type { ProblemContext, ProblemRenderer } from '../parts/errors/runtime.ts';
 import { requestAddress } from '../parts/limits/trusted-proxies.ts';
 import type { Plan } from '../plan/types.ts';
+import type { AnswerTurn } from './answer-turn.ts';
 import { bodyStep } from './body.ts';
 import { cannedProblem, rawProblem } from './canned-problem.ts';
 import type { HandlerInput, HandlerOutput, RuntimeContext } from './context.ts';
@@ -74,7 +75,13 @@ export const createPipeline = (
   app: FastifyInstance,
   ctx: RuntimeContext,
   options: ServerOptions,
-  parts: { render: ProblemRenderer; registry: WorkerRegistry; requests: () => number; door: FrontDoorHost },
+  parts: {
+    render: ProblemRenderer;
+    registry: WorkerRegistry;
+    requests: () => number;
+    door: FrontDoorHost;
+    turn: AnswerTurn;
+  },
 ) => {
   const { plan } = ctx;
   const specs: RouteSpec[] = [];
@@ -160,6 +167,14 @@ export const createPipeline = (
     }
     return reply.send(out.body);
   };
+  /** The handler's answer, written with the rest of the turn's (answer-turn.ts); a failure to write it is a 500. */
+  const answerNow = (reply: FastifyReply, out: HandlerOutput) => {
+    try {
+      answer(reply, out);
+    } catch (error) {
+      if (!reply.sent) sendProblem(parts.render, reply, toApiError(error, reply.request), whereOf(plan, reply.request));
+    }
+  };
 
   const register = (route: PipelineRoute) => {
     const early = stepsOf(route, BEFORE_BODY);
@@ -207,7 +222,8 @@ export const createPipeline = (
         if (deadline.expired) return reply;
         exchange.output.afterCommit?.();
         if (answerSteps.length) await runSteps(answerSteps, exchange);
-        return answer(reply, exchange.output);
+        parts.turn.later(answerNow, reply, exchange.output);
+        return reply;
       },
     });
   };
@@ -275,7 +291,7 @@ export const createPipeline = (
       };
     },
     cannedProblem: (route, error) => cannedProblem(parts.render, error, routeWhere(plan, route)),
-    rawProblem: (route, error) => rawProblem(parts.render, error, routeWhere(plan, route)),
+    rawProblem: (route, error) => rawProblem(parts.render, error, routeWhere(plan, route), parts.turn),
     frontDoor(compile) {
       if (frontDoorOf) throw new Error('Only one part may install a front door.');
       frontDoorOf = compile;

@@ -14,6 +14,7 @@ import { statesPart } from '../parts/states/states-part.ts';
 import { rewriteVersionPath } from '../parts/versioning/select.ts';
 import { versioningPart } from '../parts/versioning/versioning-part.ts';
 import type { Plan } from '../plan/types.ts';
+import { createAnswerTurn } from './answer-turn.ts';
 import { registerBodyReader } from './body.ts';
 import type { RuntimeContext } from './context.ts';
 import { docsPart } from './docs-part.ts';
@@ -180,7 +181,9 @@ export const createServer = async (plan: Plan, options: ServerOptions): Promise<
     },
   };
   const registry = createWorkerRegistry(app.log);
-  const pipeline = createPipeline(app, ctx, options, { render, registry, requests: () => served, door });
+  // Answers are written together at the end of each turn of the event loop (answer-turn.ts).
+  const turn = createAnswerTurn((error) => app.log.error({ err: error }, 'an answer could not be written'));
+  const pipeline = createPipeline(app, ctx, options, { render, registry, requests: () => served, door, turn });
   for (const part of PARTS) await part.install(pipeline.host);
   pipeline.host.worker('idempotency', (health) => startIdempotencySweeper(ctx, health));
   await pipeline.build();
