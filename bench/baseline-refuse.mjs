@@ -1,11 +1,22 @@
 // The floor of a refusal: node:http alone answering every request with the 429 Ninefold sends over a rate limit
 // (the same status, headers and body size, a fresh request id each time), with no routing, no counter and no
 // decision. bench/run.mjs's line `raw-refused` runs it beside `nf-get-refused`, so the refusal's cost can be read
-// against what Node's HTTP server itself costs. env: PORT.
+// against what Node's HTTP server itself costs. env: PORT; BATCH=1 writes the answers of one turn of the event loop
+// together at its end, as Ninefold does (src/runtime/answer-turn.ts): the line `raw-refused-turn`.
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 
 const PORT = Number(process.env.PORT ?? 18224);
+const BATCH = process.env.BATCH === '1';
+let held = [];
+let bodies = [];
+const flush = () => {
+  const due = held;
+  const texts = bodies;
+  held = [];
+  bodies = [];
+  for (let i = 0; i < due.length; i++) due[i].end(texts[i]);
+};
 const problem = (path) =>
   JSON.stringify({
     type: 'https://iana.org/assignments/http-problem-types#quota-exceeded',
@@ -28,5 +39,7 @@ createServer((req, res) => {
     'content-type': 'application/problem+json; charset=utf-8',
     'content-length': Buffer.byteLength(body),
   });
-  res.end(body);
+  if (!BATCH) return void res.end(body);
+  if (held.push(res) === 1) setImmediate(flush);
+  bodies.push(body);
 }).listen(PORT, '127.0.0.1');

@@ -286,6 +286,17 @@ const ALL_LINES = [
     ref: 'nf-get',
     extra: true,
   },
+  {
+    key: 'raw-refused-turn',
+    server: 'raw',
+    ...GET,
+    port: 18225,
+    args: [join(BENCH, 'baseline-refuse.mjs')],
+    env: { BATCH: '1' },
+    label: "node:http alone, a fixed 429, a turn's answers together",
+    ref: 'nf-get',
+    extra: true,
+  },
   { key: 'nf-post', server: 'nf', ...POST, port: 18195, args: NF(18195, 'warn'), label: 'ninefold POST /items' },
   {
     key: 'nf-post-hook',
