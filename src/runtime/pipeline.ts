@@ -189,6 +189,8 @@ export const createPipeline = (
       ? withTransaction(ctx, route.handler, route.method)
       : (input: HandlerInput) => route.handler(input);
     const onRequest = bodyless ? undefined : onRequestOf(route, early);
+    // A transaction the store ends with the turn's others is answered as it ends: those answers leave together already.
+    const settled = route.transaction && ctx.store.settlesTogether;
     // Per-route limits are declared as "METHOD /path" under the base path: declared and built-in API routes alike.
     const key = route.root ? '' : routeKey(route.method, route.path);
     const budgetMs = guards.timeoutMs.get(key) ?? plan.limits.requestTimeoutMs;
@@ -222,7 +224,8 @@ export const createPipeline = (
         if (deadline.expired) return reply;
         exchange.output.afterCommit?.();
         if (answerSteps.length) await runSteps(answerSteps, exchange);
-        parts.turn.later(answerNow, reply, exchange.output);
+        if (settled) answer(reply, exchange.output);
+        else parts.turn.later(answerNow, reply, exchange.output);
         return reply;
       },
     });

@@ -479,6 +479,12 @@ export interface Store {
   /** Runs `fn` in one write transaction: all its writes commit together or not at all. */
   transaction<T>(fn: () => Promise<T>): Promise<T>;
   /**
+   * True when the transactions of one turn of the event loop end together, in one callback (SQLite's group commit):
+   * the answers of the requests they settle already leave together, so the server writes them at once rather than
+   * holding them to the end of the next turn (runtime/answer-turn.ts).
+   */
+  readonly settlesTogether: boolean;
+  /**
    * Runs record writes (insert, update, delete) that may fail, such as an insert that may meet a unique value, so
    * that a failure undoes only them and the running transaction goes on (a savepoint); outside a transaction it
    * runs `fn` as it is. Retrying a unique clash inside a request needs it: PostgreSQL refuses every statement of a

@@ -63,6 +63,8 @@ const SYNCHRONOUS = new Set(['generation', 'keysetOf', 'bump', 'sequence']);
  * in commit order (event-log.ts), migrations under an advisory lock, and LISTEN/NOTIFY to wake the other instances.
  */
 export class PostgresStore implements Store {
+  /** Each transaction ends when its own connection answers. */
+  readonly settlesTogether = false;
   readonly #db: PgPool;
   readonly #tables = new Map<string, Table>();
   readonly #signals;

@@ -59,6 +59,8 @@ const STORE_METHODS = [
 
 /** The embedded store: one SQLite file in WAL mode, statements prepared once per shape. */
 export class SqliteStore implements Store {
+  /** Group commit: a turn's transactions end in one callback. */
+  readonly settlesTogether = true;
   readonly #db: Database.Database;
   readonly #file: DatabaseFile;
   readonly #tables = new Map<string, Table>();
