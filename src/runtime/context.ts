@@ -104,6 +104,11 @@ export interface HandlerOutput {
   readonly afterCommit?: () => void;
   /** The handler answers on the connection itself, for as long as it likes (the event stream). */
   readonly takeOver?: (reply: FastifyReply) => void;
+  /**
+   * Answered as soon as the handler is done, not with the rest of the turn's answers (runtime/answer-turn.ts): a
+   * stream's start, whose hold on a stream slot ends only through its own close handling.
+   */
+  readonly immediate?: boolean;
 }
 
 export type Handler = (input: HandlerInput) => Promise<HandlerOutput>;

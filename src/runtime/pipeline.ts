@@ -224,7 +224,7 @@ export const createPipeline = (
         if (deadline.expired) return reply;
         exchange.output.afterCommit?.();
         if (answerSteps.length) await runSteps(answerSteps, exchange);
-        if (settled) answer(reply, exchange.output);
+        if (settled || exchange.output.immediate) answer(reply, exchange.output);
         else parts.turn.later(answerNow, reply, exchange.output);
         return reply;
       },

@@ -75,6 +75,8 @@ export const streamRoute = (ctx: RuntimeContext, host: Pick<PartHost, 'health' |
       const reauthenticate = input.reauthenticate;
       return {
         status: 200,
+        // The slot taken above is released by the stream's own close handling: it starts now, not at the turn's end.
+        immediate: true,
         takeOver: (reply) =>
           serveSse(reply, {
             heartbeatMs,
