@@ -153,6 +153,8 @@ const cpuSeconds = (pid) => {
   const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return (Number(f[11]) + Number(f[12])) / CLK_TCK;
 };
+/** The kernel's part of it (stime): a process's sends and wake-ups of its clients. */
+const sysSeconds = (pid) => Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[12]) / CLK_TCK;
 const PORT = Number(env.PORT ?? 18470);
 const grindDir = GRIND ? (OUT ?? join(WORK, 'grind')) : undefined;
 if (grindDir ?? OUT) mkdirSync(grindDir ?? OUT, { recursive: true });
@@ -303,6 +305,7 @@ for (let round = 1; round <= ROUNDS; round++) {
       if (GRIND) callgrind('-i', child.pid, 'on');
       if (GRIND) callgrind('-z', child.pid);
       const before = cpuSeconds(child.pid);
+      const sysBefore = sysSeconds(child.pid);
       const pgBefore = await backendSeconds(line);
       const measured = CPU ? await fixed(line, CPU) : wrk(line, DURATION);
       const pgAfter = await backendSeconds(line);
@@ -315,12 +318,13 @@ for (let round = 1; round <= ROUNDS; round++) {
           ? instructions(line, child.pid) / 1000 / Math.max(1, measured.requests)
           : ((cpuSeconds(child.pid) - before) * 1e6) / Math.max(1, measured.requests),
         pgUs: (backendSpent(pgBefore, pgAfter) * 1e6) / Math.max(1, measured.requests),
+        sysUs: ((sysSeconds(child.pid) - sysBefore) * 1e6) / Math.max(1, measured.requests),
       };
       if (measured.non2xx) throw new Error(`${line.label}: ${measured.non2xx} answers not 2xx`);
       results.get(line.label).push(r);
       load.push(Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]));
       log(
-        `round ${round} ${line.label}: ${r.rps} req/s, ${r.cpuUs.toFixed(0)} ${GRIND ? 'k instructions' : 'µs server CPU'} per request${pgBefore.size || pgAfter.size ? `, ${r.pgUs.toFixed(0)} µs PostgreSQL backends` : ''}, p99 ${r.p99}`,
+        `round ${round} ${line.label}: ${r.rps} req/s, ${r.cpuUs.toFixed(0)} ${GRIND ? 'k instructions' : 'µs server CPU'} per request${GRIND ? '' : ` (${r.sysUs.toFixed(0)} of it in the kernel)`}${pgBefore.size || pgAfter.size ? `, ${r.pgUs.toFixed(0)} µs PostgreSQL backends` : ''}, p99 ${r.p99}`,
       );
     } finally {
       await stop(child);
