@@ -167,12 +167,18 @@ export const createPipeline = (
     }
     return reply.send(out.body);
   };
-  /** The handler's answer, written with the rest of the turn's (answer-turn.ts); a failure to write it is a 500. */
+  /** An error as the error handler answers it: catalogued, and in the route's own error shape. */
+  const answerError = (error: unknown, request: FastifyRequest, reply: FastifyReply) => {
+    const problem = toApiError(error, request);
+    const reshape = request.exchange?.reshapeError;
+    return sendProblem(parts.render, reply, reshape ? reshape(problem) : problem, whereOf(plan, request));
+  };
+  /** The handler's answer, written with the rest of the turn's (answer-turn.ts); a failure to write it is answered. */
   const answerNow = (reply: FastifyReply, out: HandlerOutput) => {
     try {
       answer(reply, out);
     } catch (error) {
-      if (!reply.sent) sendProblem(parts.render, reply, toApiError(error, reply.request), whereOf(plan, reply.request));
+      if (!reply.sent) answerError(error, reply.request, reply);
     }
   };
 
@@ -307,11 +313,7 @@ export const createPipeline = (
   /** Registers every route with its compiled steps, the 405s, the error and not-found answers, and the workers. */
   const build = async () => {
     // Before any route: a route keeps the error handler its context had when it was registered.
-    app.setErrorHandler((error, request, reply) => {
-      const problem = toApiError(error, request);
-      const reshape = request.exchange?.reshapeError;
-      return sendProblem(parts.render, reply, reshape ? reshape(problem) : problem, whereOf(plan, request));
-    });
+    app.setErrorHandler((error, request, reply) => answerError(error, request, reply));
     const routes = specs.map(compileRoute);
     const allowedOn = allowedMethods(routes);
     app.setNotFoundHandler((request, reply) => {
