@@ -21,6 +21,8 @@
 //                 ORDERS=150000 (orders in cart for the transition lines: each request takes the next fresh one)
 //                 PG_URL=postgres://postgres@127.0.0.1:5432/test (the PostgreSQL lines; left out of the default set when unreachable)
 //                 REDIS_URL=redis://127.0.0.1:6379 (the line with rate counters in Redis)
+//                 NF_NODE_ARGS= (node flags for Ninefold's servers, a diagnosis: each round's server.log keeps their output)
+//                 WORKDIR= (where data and each round's files go; by default a fresh temporary directory)
 //                 DRAIN=5 PACED=5 PACED_RATE=1000 DELIVER_WAIT=90 (the webhook lines' delivery figures, seconds)
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -244,6 +246,7 @@ const ALL_LINES = [
   // request but the first is answered 429: its "errs" are those refusals), each against plain GET by id.
   {
     key: 'nf-get-rate',
+    pair: true,
     server: 'nf',
     ...GET,
     port: 18211,
@@ -255,6 +258,7 @@ const ALL_LINES = [
   },
   {
     key: 'nf-get-rate-redis',
+    pair: true,
     server: 'nf',
     ...GET,
     port: 18212,
@@ -267,6 +271,7 @@ const ALL_LINES = [
   },
   {
     key: 'nf-get-refused',
+    pair: true,
     server: 'nf',
     ...GET,
     port: 18213,
@@ -307,6 +312,7 @@ const ALL_LINES = [
     label: 'ninefold POST /items + outbox + 1 webhook',
     webhook: true,
     ref: 'nf-post',
+    pair: true,
     target: 0.85,
   },
   {
@@ -590,6 +596,8 @@ const ready = async (url, child) => {
 };
 const startServer = async (line, dir, db) => {
   const args = line.args.map((a) => a.replace('{db}', db ?? ''));
+  // NF_NODE_ARGS: node flags for Ninefold's servers only, for a diagnosis (e.g. --trace-gc: see each round's server.log).
+  if (line.server === 'nf' && env.NF_NODE_ARGS) args.unshift(...env.NF_NODE_ARGS.split(' ').filter(Boolean));
   const [cmd, argv] = pinned(SERVER_CPU, process.execPath, args);
   const out = openSync(join(dir, 'server.log'), 'a');
   const child = spawn(cmd, argv, {
@@ -698,84 +706,97 @@ const roundOrder = (round) => {
   const order = [...LINES.slice(turn), ...LINES.slice(0, turn)];
   return round % 2 === 0 ? order.reverse() : order;
 };
+/**
+ * One run of `line` in `round`: a fresh server on fresh data, warm-up, the measured load. `beside`: the key of the
+ * line this run was made beside, as its reference (see `pair`).
+ */
+const runLine = async (line, round, beside) => {
+  const dir = join(WORK, 'run', beside ? `${line.key}-${round}-beside-${beside}` : `${line.key}-${round}`);
+  mkdirSync(dir, { recursive: true });
+  let db, ids, pgSchema;
+  if (line.store === 'pg') {
+    const name = beside ? `${line.key}_${round}_${beside}` : `${line.key}_${round}`;
+    ({ url: db, schema: pgSchema } = await pgData.fresh(line.server, name, await planOf(line)));
+    ids = join(
+      WORK,
+      line.server === 'nf'
+        ? line.orders
+          ? 'data/nf-order-ids.txt'
+          : 'data/nf-ids.txt'
+        : line.orders
+          ? 'data/order-ids-int.txt'
+          : 'data/ids-int.txt',
+    );
+  } else if (line.server === 'nf') {
+    db = join(dir, 'items.db');
+    copyFileSync(join(WORK, 'data/items.db'), db);
+    ids = join(WORK, line.orders ? 'data/nf-order-ids.txt' : 'data/nf-ids.txt');
+  } else if (line.server === 'fx') {
+    db = join(dir, 'items.sqlite');
+    copyFileSync(join(WORK, 'data/items.sqlite'), db);
+    ids = join(WORK, line.orders ? 'data/order-ids-int.txt' : 'data/ids-int.txt');
+  } else {
+    copyFileSync(join(WORK, 'data/db.json'), join(dir, 'db.json'));
+    ids = join(WORK, 'data/ids-int.txt');
+  }
+  let receiver;
+  let endpointId;
+  if (line.webhook) {
+    const [cmd, argv] = pinned(CLIENT_CPU, process.execPath, [join(BENCH, 'receiver.mjs'), String(RECEIVER_PORT)]);
+    receiver = spawn(cmd, argv, { stdio: 'ignore' });
+    await sleep(300);
+  }
+  current = await startServer(line, dir, db);
+  if (line.webhook && line.server === 'nf') endpointId = await subscribe(line.port, '/hook');
+  else if (line.webhook) await tellSecret(line.env.WEBHOOK_SECRET);
+  const cWarm = cpuSeconds(current.pid);
+  const warm = loadgen(line, WARMUP, ids, line.orders ? 0 : undefined);
+  writeFileSync(join(dir, 'warmup.txt'), warm);
+  // The measured run goes on with the orders the warm-up did not touch (its count, plus what was in flight).
+  const warmed = Number(/(\d+) requests in/.exec(warm)?.[1] ?? 0);
+  const c0 = cpuSeconds(current.pid);
+  const t0 = performance.now();
+  const text = loadgen(line, DURATION, ids, line.orders ? warmed + CONNS : undefined);
+  const cpu = ((cpuSeconds(current.pid) - c0) / ((performance.now() - t0) / 1000)) * 100;
+  writeFileSync(join(dir, 'load.txt'), text);
+  const r = { round, key: line.key, beside, ...parse(text), wal: walBytes(db), cpu, load: loadavg() };
+  if (receiver) {
+    const created = () => createdBy(line, db, pgSchema);
+    Object.assign(r, await measureDeliveries(line, endpointId, created, () => cpuSeconds(current.pid) - cWarm));
+  }
+  if (receiver) {
+    receiver.kill('SIGTERM');
+    await new Promise((ok) => receiver.once('exit', ok));
+  }
+  await stopServer(current);
+  current = undefined;
+  if (pgSchema && env.KEEP_DATA !== '1') await pgData.drop(pgSchema);
+  results.push(r);
+  const walText = line.op === 'post' && db ? `  wal ${(r.wal / 1048576).toFixed(1)} MiB` : '';
+  const besideText = beside ? ` (beside ${beside})` : '';
+  log(
+    `round ${round}  ${line.key.padEnd(11)} ${r.rps.toFixed(0).padStart(7)} req/s  p99 ${r.p99.toFixed(2).padStart(7)} ms  errs ${r.errs}  srv cpu ${r.cpu.toFixed(0)}%  loadavg ${r.load}${walText}${besideText}`,
+  );
+  if (env.KEEP_DATA !== '1')
+    for (const f of [
+      'items.db',
+      'items.db-wal',
+      'items.db-shm',
+      'items.sqlite',
+      'items.sqlite-wal',
+      'items.sqlite-shm',
+      'db.json',
+    ])
+      rmSync(join(dir, f), { force: true });
+};
 const started = Date.now();
 for (let round = 1; round <= ROUNDS; round++) {
   for (const line of roundOrder(round)) {
-    const dir = join(WORK, 'run', `${line.key}-${round}`);
-    mkdirSync(dir, { recursive: true });
-    let db, ids, pgSchema;
-    if (line.store === 'pg') {
-      ({ url: db, schema: pgSchema } = await pgData.fresh(line.server, `${line.key}_${round}`, await planOf(line)));
-      ids = join(
-        WORK,
-        line.server === 'nf'
-          ? line.orders
-            ? 'data/nf-order-ids.txt'
-            : 'data/nf-ids.txt'
-          : line.orders
-            ? 'data/order-ids-int.txt'
-            : 'data/ids-int.txt',
-      );
-    } else if (line.server === 'nf') {
-      db = join(dir, 'items.db');
-      copyFileSync(join(WORK, 'data/items.db'), db);
-      ids = join(WORK, line.orders ? 'data/nf-order-ids.txt' : 'data/nf-ids.txt');
-    } else if (line.server === 'fx') {
-      db = join(dir, 'items.sqlite');
-      copyFileSync(join(WORK, 'data/items.sqlite'), db);
-      ids = join(WORK, line.orders ? 'data/order-ids-int.txt' : 'data/ids-int.txt');
-    } else {
-      copyFileSync(join(WORK, 'data/db.json'), join(dir, 'db.json'));
-      ids = join(WORK, 'data/ids-int.txt');
-    }
-    let receiver;
-    let endpointId;
-    if (line.webhook) {
-      const [cmd, argv] = pinned(CLIENT_CPU, process.execPath, [join(BENCH, 'receiver.mjs'), String(RECEIVER_PORT)]);
-      receiver = spawn(cmd, argv, { stdio: 'ignore' });
-      await sleep(300);
-    }
-    current = await startServer(line, dir, db);
-    if (line.webhook && line.server === 'nf') endpointId = await subscribe(line.port, '/hook');
-    else if (line.webhook) await tellSecret(line.env.WEBHOOK_SECRET);
-    const cWarm = cpuSeconds(current.pid);
-    const warm = loadgen(line, WARMUP, ids, line.orders ? 0 : undefined);
-    writeFileSync(join(dir, 'warmup.txt'), warm);
-    // The measured run goes on with the orders the warm-up did not touch (its count, plus what was in flight).
-    const warmed = Number(/(\d+) requests in/.exec(warm)?.[1] ?? 0);
-    const c0 = cpuSeconds(current.pid);
-    const t0 = performance.now();
-    const text = loadgen(line, DURATION, ids, line.orders ? warmed + CONNS : undefined);
-    const cpu = ((cpuSeconds(current.pid) - c0) / ((performance.now() - t0) / 1000)) * 100;
-    writeFileSync(join(dir, 'load.txt'), text);
-    const r = { round, key: line.key, ...parse(text), wal: walBytes(db), cpu, load: loadavg() };
-    if (receiver) {
-      const created = () => createdBy(line, db, pgSchema);
-      Object.assign(r, await measureDeliveries(line, endpointId, created, () => cpuSeconds(current.pid) - cWarm));
-    }
-    if (receiver) {
-      receiver.kill('SIGTERM');
-      await new Promise((ok) => receiver.once('exit', ok));
-    }
-    await stopServer(current);
-    current = undefined;
-    if (pgSchema && env.KEEP_DATA !== '1') await pgData.drop(pgSchema);
-    results.push(r);
-    const walText = line.op === 'post' && db ? `  wal ${(r.wal / 1048576).toFixed(1)} MiB` : '';
-    log(
-      `round ${round}  ${line.key.padEnd(11)} ${r.rps.toFixed(0).padStart(7)} req/s  p99 ${r.p99.toFixed(2).padStart(7)} ms  errs ${r.errs}  srv cpu ${r.cpu.toFixed(0)}%  loadavg ${r.load}${walText}`,
-    );
-    if (env.KEEP_DATA !== '1')
-      for (const f of [
-        'items.db',
-        'items.db-wal',
-        'items.db-shm',
-        'items.sqlite',
-        'items.sqlite-wal',
-        'items.sqlite-shm',
-        'db.json',
-      ])
-        rmSync(join(dir, f), { force: true });
+    // A paired line's reference runs again right beside it, before it in odd rounds and after it in even ones.
+    const partner = line.pair ? ALL_LINES.find((l) => l.key === line.ref) : undefined;
+    if (partner && round % 2 === 1) await runLine(partner, round, line.key);
+    await runLine(line, round);
+    if (partner && round % 2 === 0) await runLine(partner, round, line.key);
   }
 }
 
@@ -789,10 +810,16 @@ const med = (a) => {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 };
 const f = (x, d = 0) => (Number.isFinite(x) ? x.toFixed(d) : 'n/a');
-const runsOf = (key) => results.filter((r) => r.key === key);
-const rpsAt = (key, round) => results.find((r) => r.key === key && r.round === round)?.rps;
-// ratio per round (same round = closest in time), then the median over rounds
-const ratio = (key, ref) => med(runsOf(key).map((r) => r.rps / (rpsAt(ref, r.round) ?? Number.NaN)));
+const runsOf = (key) => results.filter((r) => r.key === key && !r.beside);
+const rpsAt = (key, round) => results.find((r) => r.key === key && r.round === round && !r.beside)?.rps;
+/** The reference's run made right beside `key`'s run of `round` (paired lines). */
+const besideAt = (key, ref, round) => results.find((r) => r.key === ref && r.round === round && r.beside === key)?.rps;
+const PAIRED = new Map(ALL_LINES.filter((l) => l.pair).map((l) => [l.key, l.ref]));
+/** Per round: line / reference, the reference's run beside it for a paired line, else its run in the same round. */
+const roundRatios = (key, ref, paired = PAIRED.get(key) === ref) =>
+  runsOf(key).map((r) => r.rps / ((paired ? besideAt(key, ref, r.round) : rpsAt(ref, r.round)) ?? Number.NaN));
+// ratio per round, then the median over rounds
+const ratio = (key, ref, paired) => med(roundRatios(key, ref, paired));
 const rows = [
   ['line', 'req/s (median)', 'min..max', 'p99 ms', 'vs hand-written', 'vs json-server', 'srv CPU%', 'errs', 'target'],
 ];
@@ -866,6 +893,22 @@ for (const key of ['nf-post-hook', 'nf-pg-post-hook', 'fx-pg-post-hook']) {
     `  - steady load, ${PACED_RATE} creates/s for ${PACED_S}s${key.startsWith('nf-') ? ' on a fresh endpoint' : ''}: received ${per((h) => `${h.paced.received}/${h.paced.sent}`)}; commit-to-receipt p50 ${per((h) => f(h.paced.p50))} ms, p99 ${per((h) => f(h.paced.p99))} ms; then all delivered: ${per((h) => allText(h.final))}`,
   );
 }
+for (const line of LINES.filter((l) => l.pair))
+  walLines.push(
+    `${line.key} against ${line.ref} run beside it (the target's figure), per round: ${roundRatios(
+      line.key,
+      line.ref,
+      true,
+    )
+      .map((x) => f(x, 2))
+      .join(', ')}; against ${line.ref}'s own run of the same round (minutes away): ${roundRatios(
+      line.key,
+      line.ref,
+      false,
+    )
+      .map((x) => f(x, 2))
+      .join(', ')}`,
+  );
 for (const line of LINES)
   for (const also of line.also ?? [])
     walLines.push(
@@ -902,6 +945,9 @@ const summary = [
   ...table,
   '',
   'req/s and p99: median over rounds. Ratios: median over rounds of (line / reference line of the same round).',
+  `Paired lines (${[...PAIRED.keys()].join(', ')}): a feature's cost against the same Ninefold line without it, a few per cent, less than the`,
+  "host's own drift over a round; each run of them is held to a run of its reference made right beside it (before it in odd",
+  'rounds, after it in even ones), not to the reference line of the same round; both figures are listed below the table.',
   'Order: the lines run in another order each round (odd rounds forward, even rounds backward, the start moving on by one line every two rounds), so that no line always follows the same one.',
   'Targets for Ninefold: GET by id >= 80% of hand-written, POST >= 70%, list >= 80%, each >= 3x json-server;',
   'a transition (place, then cancel, on fresh records) >= 70% of the hand-written compare-and-set route;',
