@@ -22,6 +22,7 @@
 //                 PG_URL=postgres://postgres@127.0.0.1:5432/test (the PostgreSQL lines; left out of the default set when unreachable)
 //                 REDIS_URL=redis://127.0.0.1:6379 (the line with rate counters in Redis)
 //                 NF_NODE_ARGS= (node flags for Ninefold's servers, a diagnosis: each round's server.log keeps their output)
+//                 SLICE=1 (seconds of each slice of the lines paired `alternate`: the limits lines)
 //                 WORKDIR= (where data and each round's files go; by default a fresh temporary directory)
 //                 DRAIN=5 PACED=5 PACED_RATE=1000 DELIVER_WAIT=90 (the webhook lines' delivery figures, seconds)
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
@@ -246,7 +247,7 @@ const ALL_LINES = [
   // request but the first is answered 429: its "errs" are those refusals), each against plain GET by id.
   {
     key: 'nf-get-rate',
-    pair: true,
+    pair: 'alternate',
     server: 'nf',
     ...GET,
     port: 18211,
@@ -258,7 +259,7 @@ const ALL_LINES = [
   },
   {
     key: 'nf-get-rate-redis',
-    pair: true,
+    pair: 'alternate',
     server: 'nf',
     ...GET,
     port: 18212,
@@ -271,7 +272,7 @@ const ALL_LINES = [
   },
   {
     key: 'nf-get-refused',
-    pair: true,
+    pair: 'alternate',
     server: 'nf',
     ...GET,
     port: 18213,
@@ -689,9 +690,18 @@ log(
   `workdir ${WORK}; loadgen ${LOADGEN}; ${ROUNDS} rounds x ${LINES.length} lines, ${DURATION}s (+${WARMUP}s warm-up), ${CONNS} connections, pin=${PIN}`,
 );
 const results = []; // {round, key, rps, p99, errs, wal}
+const SLICE = Number(env.SLICE ?? 1);
+const med = (a) => {
+  const s = a.filter(Number.isFinite).sort((x, y) => x - y);
+  if (!s.length) return Number.NaN;
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
 let current;
+let besideServer; // the second server of an alternating pair
 const onSignal = async () => {
   if (current) await stopServer(current);
+  if (besideServer) await stopServer(besideServer);
   await pgData?.close().catch(() => undefined);
   process.exit(130);
 };
@@ -706,11 +716,8 @@ const roundOrder = (round) => {
   const order = [...LINES.slice(turn), ...LINES.slice(0, turn)];
   return round % 2 === 0 ? order.reverse() : order;
 };
-/**
- * One run of `line` in `round`: a fresh server on fresh data, warm-up, the measured load. `beside`: the key of the
- * line this run was made beside, as its reference (see `pair`).
- */
-const runLine = async (line, round, beside) => {
+/** A run's directory and fresh data: its database (a copy, or a fresh PostgreSQL schema) and its ids file. */
+const prepareRun = async (line, round, beside) => {
   const dir = join(WORK, 'run', beside ? `${line.key}-${round}-beside-${beside}` : `${line.key}-${round}`);
   mkdirSync(dir, { recursive: true });
   let db, ids, pgSchema;
@@ -739,6 +746,35 @@ const runLine = async (line, round, beside) => {
     copyFileSync(join(WORK, 'data/db.json'), join(dir, 'db.json'));
     ids = join(WORK, 'data/ids-int.txt');
   }
+  return { dir, db, ids, pgSchema };
+};
+/** Removes a run's data files (unless KEEP_DATA=1). */
+const cleanRun = (dir) => {
+  if (env.KEEP_DATA !== '1')
+    for (const f of [
+      'items.db',
+      'items.db-wal',
+      'items.db-shm',
+      'items.sqlite',
+      'items.sqlite-wal',
+      'items.sqlite-shm',
+      'db.json',
+    ])
+      rmSync(join(dir, f), { force: true });
+};
+const logRun = (line, round, r, db, beside) => {
+  const walText = line.op === 'post' && db ? `  wal ${(r.wal / 1048576).toFixed(1)} MiB` : '';
+  const besideText = beside ? ` (beside ${beside}${r.slices ? `, ${r.slices} slices` : ''})` : '';
+  log(
+    `round ${round}  ${line.key.padEnd(11)} ${r.rps.toFixed(0).padStart(7)} req/s  p99 ${r.p99.toFixed(2).padStart(7)} ms  errs ${r.errs}  srv cpu ${r.cpu.toFixed(0)}%  loadavg ${r.load}${walText}${besideText}`,
+  );
+};
+/**
+ * One run of `line` in `round`: a fresh server on fresh data, warm-up, the measured load. `beside`: the key of the
+ * line this run was made beside, as its reference (see `pair`).
+ */
+const runLine = async (line, round, beside) => {
+  const { dir, db, ids, pgSchema } = await prepareRun(line, round, beside);
   let receiver;
   let endpointId;
   if (line.webhook) {
@@ -772,28 +808,85 @@ const runLine = async (line, round, beside) => {
   current = undefined;
   if (pgSchema && env.KEEP_DATA !== '1') await pgData.drop(pgSchema);
   results.push(r);
-  const walText = line.op === 'post' && db ? `  wal ${(r.wal / 1048576).toFixed(1)} MiB` : '';
-  const besideText = beside ? ` (beside ${beside})` : '';
-  log(
-    `round ${round}  ${line.key.padEnd(11)} ${r.rps.toFixed(0).padStart(7)} req/s  p99 ${r.p99.toFixed(2).padStart(7)} ms  errs ${r.errs}  srv cpu ${r.cpu.toFixed(0)}%  loadavg ${r.load}${walText}${besideText}`,
-  );
-  if (env.KEEP_DATA !== '1')
-    for (const f of [
-      'items.db',
-      'items.db-wal',
-      'items.db-shm',
-      'items.sqlite',
-      'items.sqlite-wal',
-      'items.sqlite-shm',
-      'db.json',
-    ])
-      rmSync(join(dir, f), { force: true });
+  logRun(line, round, r, db, beside);
+  cleanRun(dir);
+};
+/** Requests and seconds of one wrk run, from its "N requests in Xs" line. */
+const countOf = (text) => {
+  const m = /(\d+) requests in ([\d.]+)(us|ms|s|m)\b/.exec(text);
+  return m ? { n: Number(m[1]), secs: Number(m[2]) * { us: 1e-6, ms: 1e-3, s: 1, m: 60 }[m[3]] } : { n: 0, secs: 0 };
+};
+/**
+ * `line` and its reference measured together: both servers up at once (both pinned to SERVER_CPU, only one loaded at
+ * a time), the load alternating between them in slices of SLICE seconds (A B B A …, B first in even rounds) for
+ * DURATION seconds each. The host's own speed drifts by ±15 % from one second to the next on a shared VM
+ * (bench/RESULTS.md); slices this short give both servers the same host, so their ratio is the feature's cost.
+ */
+const runAlternating = async (line, partner, round) => {
+  const runs = [
+    { line: partner, beside: line.key, ...(await prepareRun(partner, round, line.key)) },
+    { line, ...(await prepareRun(line, round)) },
+  ];
+  for (const run of runs) {
+    run.child = await startServer(run.line, run.dir, run.db);
+    if (run === runs[0]) besideServer = run.child;
+    else current = run.child;
+    writeFileSync(join(run.dir, 'warmup.txt'), loadgen(run.line, WARMUP, run.ids));
+    Object.assign(run, { n: 0, secs: 0, cpu: 0, wall: 0, errs: 0, p99s: [], rates: [], slices: 0 });
+  }
+  const perServer = Math.max(2, Math.round(DURATION / SLICE));
+  const texts = [[], []];
+  for (let i = 0; i < 2 * perServer; i++) {
+    const which = ([0, 1, 1, 0][i % 4] + (round % 2 === 0 ? 1 : 0)) % 2;
+    const run = runs[which];
+    const c0 = cpuSeconds(run.child.pid);
+    const t0 = performance.now();
+    const text = loadgen(run.line, SLICE, run.ids);
+    run.wall += (performance.now() - t0) / 1000;
+    run.cpu += cpuSeconds(run.child.pid) - c0;
+    const { n, secs } = countOf(text);
+    const parsed = parse(text);
+    run.n += n;
+    run.secs += secs;
+    run.rates.push(secs ? n / secs : Number.NaN);
+    run.errs += parsed.errs;
+    run.p99s.push(parsed.p99);
+    run.slices++;
+    texts[which].push(text);
+  }
+  for (const [i, run] of runs.entries()) {
+    writeFileSync(join(run.dir, 'load.txt'), texts[i].join('\n----\n'));
+    await stopServer(run.child);
+    const r = {
+      round,
+      key: run.line.key,
+      beside: run.beside,
+      // The median slice: a slice the host slowed or sped for a moment does not move it.
+      rps: med(run.rates),
+      p99: med(run.p99s),
+      errs: run.errs,
+      wal: 0,
+      cpu: (run.cpu / run.wall) * 100,
+      load: loadavg(),
+      slices: run.slices,
+    };
+    results.push(r);
+    logRun(run.line, round, r, run.db, run.beside);
+    cleanRun(run.dir);
+  }
+  current = undefined;
+  besideServer = undefined;
 };
 const started = Date.now();
 for (let round = 1; round <= ROUNDS; round++) {
   for (const line of roundOrder(round)) {
     // A paired line's reference runs again right beside it, before it in odd rounds and after it in even ones.
     const partner = line.pair ? ALL_LINES.find((l) => l.key === line.ref) : undefined;
+    // Lines paired `alternate` share the host with their reference slice by slice (wrk only).
+    if (partner && line.pair === 'alternate' && LOADGEN === 'wrk') {
+      await runAlternating(line, partner, round);
+      continue;
+    }
     if (partner && round % 2 === 1) await runLine(partner, round, line.key);
     await runLine(line, round);
     if (partner && round % 2 === 0) await runLine(partner, round, line.key);
@@ -803,12 +896,6 @@ for (let round = 1; round <= ROUNDS; round++) {
 if (pgData && env.KEEP_DATA !== '1') await pgData.close();
 
 // ------------------------------------------------------------------ summary
-const med = (a) => {
-  const s = a.filter(Number.isFinite).sort((x, y) => x - y);
-  if (!s.length) return Number.NaN;
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
 const f = (x, d = 0) => (Number.isFinite(x) ? x.toFixed(d) : 'n/a');
 const runsOf = (key) => results.filter((r) => r.key === key && !r.beside);
 const rpsAt = (key, round) => results.find((r) => r.key === key && r.round === round && !r.beside)?.rps;
@@ -946,8 +1033,11 @@ const summary = [
   '',
   'req/s and p99: median over rounds. Ratios: median over rounds of (line / reference line of the same round).',
   `Paired lines (${[...PAIRED.keys()].join(', ')}): a feature's cost against the same Ninefold line without it, a few per cent, less than the`,
-  "host's own drift over a round; each run of them is held to a run of its reference made right beside it (before it in odd",
-  'rounds, after it in even ones), not to the reference line of the same round; both figures are listed below the table.',
+  "host's own drift (±15 % from one second to the next on a shared VM); each run of them is held to a run of its reference made beside",
+  `it, not to the reference line of the same round: the limits lines with both servers up and the load alternating between them in ${SLICE} s slices`,
+  "(A B B A …) for the same total time, each server's figure the median of its slices; the webhook line right before (odd rounds) or",
+  'after (even rounds) its own run.',
+  'Both figures are listed below the table.',
   'Order: the lines run in another order each round (odd rounds forward, even rounds backward, the start moving on by one line every two rounds), so that no line always follows the same one.',
   'Targets for Ninefold: GET by id >= 80% of hand-written, POST >= 70%, list >= 80%, each >= 3x json-server;',
   'a transition (place, then cancel, on fresh records) >= 70% of the hand-written compare-and-set route;',
