@@ -48,6 +48,22 @@ describe('serve refuses what it cannot do, at once, and writes nothing', () => {
     expect(readdirSync(temp)).toEqual([]);
   });
 
+  it('a PostgreSQL database that does not exist: exit 1, one line naming it and how to create it', async () => {
+    const name = `nf_missing_${process.pid}`;
+    const r = await cli('serve', SPEC, '--db', `postgres://postgres:secret@127.0.0.1:5432/${name}`);
+    expect([r.code, oneLine(r.stderr)]).toEqual([1, true]);
+    expect(r.stderr).toContain(`cannot open the database postgres://postgres:***@127.0.0.1:5432/${name}`);
+    expect(r.stderr).toContain(`database "${name}" does not exist`);
+    expect(r.stderr).toContain('createdb');
+    expect(r.stderr).not.toContain('secret');
+  });
+
+  it('a PostgreSQL server that refuses connections: exit 1, one line with what the driver said', async () => {
+    const r = await cli('serve', SPEC, '--db', 'postgres://postgres@127.0.0.1:1/orders');
+    expect([r.code, oneLine(r.stderr)]).toEqual([1, true]);
+    expect(r.stderr).toMatch(/cannot open the database postgres:\/\/postgres@127\.0\.0\.1:\d+\/orders: .*ECONNREFUSED/);
+  });
+
   it('a bad --durability or --log-level is refused with the allowed values before anything is written', async () => {
     const durability = await cli('serve', SPEC, '--durability', 'sometimes');
     expect([durability.code, oneLine(durability.stderr)]).toEqual([2, true]);

@@ -2,7 +2,7 @@ import { existsSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createDrain, DEFAULT_GRACE_MS } from '../runtime/drain.ts';
 import { precompileModule } from '../spec/import-module.ts';
-import type { Store } from '../storage/store.ts';
+import type { Store, StoreError } from '../storage/store.ts';
 import { type Command, HELP_OPTION, readArgs, usageError } from './command.ts';
 import { loadPlanOrReport } from './load-plan.ts';
 
@@ -79,6 +79,19 @@ const removeNewDatabase = (dbPath: string) => {
   for (const suffix of ['', '-wal', '-shm']) rmSync(`${dbPath}${suffix}`, { force: true });
 };
 
+/**
+ * A store's failure as the operator reads it: what it means to the service, then what the database itself said
+ * (`database "orders" does not exist`, `connect ECONNREFUSED 127.0.0.1:5432`; clients never see it), and where.
+ */
+export const storeProblem = (error: StoreError, target?: string): string => {
+  const cause = error.cause as { message?: unknown; code?: unknown } | undefined;
+  const said = typeof cause?.message === 'string' ? cause.message : '';
+  let text = said && !error.message.includes(said) ? `${error.message}: ${said}` : error.message;
+  // PostgreSQL's invalid_catalog_name: the database in the URL was never created.
+  if (cause?.code === '3D000') text += ' (create it first, e.g. `createdb -h <host> -U <user> <name>`)';
+  return target && !text.includes(target) ? `cannot open the database ${target}: ${text}` : text;
+};
+
 const listenProblem = (error: unknown, host: string, port: number): string => {
   const code = (error as NodeJS.ErrnoException).code;
   const where = `${host}:${port}`;
@@ -138,7 +151,7 @@ export const serveCommand: Command<typeof OPTIONS> = {
       });
     } catch (error) {
       if (!(error instanceof StoreError)) throw error;
-      process.stderr.write(`ninefold serve: ${error.message}\n`);
+      process.stderr.write(`ninefold serve: ${storeProblem(error, shownTarget(dbPath))}\n`);
       return 1;
     }
     try {
@@ -152,7 +165,10 @@ export const serveCommand: Command<typeof OPTIONS> = {
       process.stderr.write(
         error.kind === 'migration-refused'
           ? `${error.message}\n`
-          : `ninefold serve: cannot migrate the database ${shownTarget(dbPath)}: ${error.message}\n`,
+          : // The first statement is the first connection: a database it cannot reach was never migrated.
+            error.kind === 'unavailable'
+            ? `ninefold serve: ${storeProblem(error, shownTarget(dbPath))}\n`
+            : `ninefold serve: cannot migrate the database ${shownTarget(dbPath)}: ${storeProblem(error)}\n`,
       );
       return 1;
     }

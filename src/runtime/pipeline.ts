@@ -181,6 +181,14 @@ export const createPipeline = (
       if (!reply.sent) answerError(error, reply.request, reply);
     }
   };
+  /** A deferred answer, written at the turn's end; then the handler's promise settles (`written`). */
+  const answerLater = (reply: FastifyReply, written: (value: undefined) => void) => {
+    try {
+      answerNow(reply, reply.request.exchange?.output as HandlerOutput);
+    } finally {
+      written(undefined);
+    }
+  };
 
   const register = (route: PipelineRoute) => {
     const early = stepsOf(route, BEFORE_BODY);
@@ -230,9 +238,14 @@ export const createPipeline = (
         if (deadline.expired) return reply;
         exchange.output.afterCommit?.();
         if (answerSteps.length) await runSteps(answerSteps, exchange);
-        if (settled || exchange.output.immediate) answer(reply, exchange.output);
-        else parts.turn.later(answerNow, reply, exchange.output);
-        return reply;
+        if (settled || exchange.output.immediate) {
+          answer(reply, exchange.output);
+          return reply;
+        }
+        // Not `return reply`: settling an async function with the reply calls Reply.then, which, the answer not being
+        // sent yet, watches the response with end-of-stream listeners (five listeners added and removed a request).
+        // This promise settles once the answer is written; Fastify then finds the reply sent and does nothing more.
+        return new Promise<undefined>((written) => parts.turn.later(answerLater, reply, written));
       },
     });
   };
