@@ -214,7 +214,15 @@ const TRANSITION = {
   orders: true,
 };
 const ALL_LINES = [
-  { key: 'nf-get', server: 'nf', ...GET, port: 18191, args: NF(18191, 'warn'), label: 'ninefold GET /items/{id}' },
+  {
+    key: 'nf-get',
+    server: 'nf',
+    ...GET,
+    port: 18191,
+    args: NF(18191, 'warn'),
+    label: 'ninefold GET /items/{id}',
+    pair: 'alternate',
+  },
   { key: 'fx-get', server: 'fx', ...GET, port: 18192, args: FX, label: 'fastify+sqlite GET /items/:id' },
   {
     key: 'js-get',
@@ -226,6 +234,7 @@ const ALL_LINES = [
   },
   {
     key: 'nf-get-key',
+    pair: 'alternate',
     server: 'nf',
     ...GET,
     port: 18203,
@@ -336,6 +345,7 @@ const ALL_LINES = [
   },
   {
     key: 'nf-list',
+    pair: 'alternate',
     server: 'nf',
     op: 'list',
     method: 'GET',
@@ -395,6 +405,8 @@ const pgPair = (op, base, nfPort, nfPath, fxPath, label) => [
     args: NF(nfPort, 'warn'),
     label: `ninefold on PG ${label}`,
     ref: `fx-pg-${op}`,
+    // Reads alternate with the hand-written server; writes (fresh records, webhooks) run beside it instead.
+    ...(op === 'get' || op === 'list' ? { pair: 'alternate' } : {}),
     target: 0.8,
   },
   {
@@ -441,6 +453,8 @@ ALL_LINES.push(
   ...pgPair('list', LIST, 18211, '/items?limit=20&price[gte]={price}', '/items?limit=20&price_gte={price}', 'list'),
   ...pgPair('transition', TRANSITION, 18213, undefined, undefined, 'POST /orders/{id}/place|cancel'),
 );
+/** The line a paired line is measured beside: its reference, or the hand-written line of its operation. */
+const pairRefOf = (line) => line.ref ?? `fx-${line.op}`;
 const wanted = env.LINES ? env.LINES.split(',').map((s) => s.trim()) : ALL_LINES.map((l) => l.key);
 const LINES = ALL_LINES.filter((l) => wanted.includes(l.key));
 const TARGET = { get: 0.8, post: 0.7, list: 0.8, transition: 0.7 };
@@ -881,7 +895,7 @@ const started = Date.now();
 for (let round = 1; round <= ROUNDS; round++) {
   for (const line of roundOrder(round)) {
     // A paired line's reference runs again right beside it, before it in odd rounds and after it in even ones.
-    const partner = line.pair ? ALL_LINES.find((l) => l.key === line.ref) : undefined;
+    const partner = line.pair ? ALL_LINES.find((l) => l.key === pairRefOf(line)) : undefined;
     // Lines paired `alternate` share the host with their reference slice by slice (wrk only).
     if (partner && line.pair === 'alternate' && LOADGEN === 'wrk') {
       await runAlternating(line, partner, round);
@@ -901,7 +915,7 @@ const runsOf = (key) => results.filter((r) => r.key === key && !r.beside);
 const rpsAt = (key, round) => results.find((r) => r.key === key && r.round === round && !r.beside)?.rps;
 /** The reference's run made right beside `key`'s run of `round` (paired lines). */
 const besideAt = (key, ref, round) => results.find((r) => r.key === ref && r.round === round && r.beside === key)?.rps;
-const PAIRED = new Map(ALL_LINES.filter((l) => l.pair).map((l) => [l.key, l.ref]));
+const PAIRED = new Map(ALL_LINES.filter((l) => l.pair).map((l) => [l.key, pairRefOf(l)]));
 /** Per round: line / reference, the reference's run beside it for a paired line, else its run in the same round. */
 const roundRatios = (key, ref, paired = PAIRED.get(key) === ref) =>
   runsOf(key).map((r) => r.rps / ((paired ? besideAt(key, ref, r.round) : rpsAt(ref, r.round)) ?? Number.NaN));
@@ -982,15 +996,15 @@ for (const key of ['nf-post-hook', 'nf-pg-post-hook', 'fx-pg-post-hook']) {
 }
 for (const line of LINES.filter((l) => l.pair))
   walLines.push(
-    `${line.key} against ${line.ref} run beside it (the target's figure), per round: ${roundRatios(
+    `${line.key} against ${pairRefOf(line)} run beside it (the target's figure), per round: ${roundRatios(
       line.key,
-      line.ref,
+      pairRefOf(line),
       true,
     )
       .map((x) => f(x, 2))
-      .join(', ')}; against ${line.ref}'s own run of the same round (minutes away): ${roundRatios(
+      .join(', ')}; against ${pairRefOf(line)}'s own run of the same round (minutes away): ${roundRatios(
       line.key,
-      line.ref,
+      pairRefOf(line),
       false,
     )
       .map((x) => f(x, 2))
@@ -1032,11 +1046,11 @@ const summary = [
   ...table,
   '',
   'req/s and p99: median over rounds. Ratios: median over rounds of (line / reference line of the same round).',
-  `Paired lines (${[...PAIRED.keys()].join(', ')}): a feature's cost against the same Ninefold line without it, a few per cent, less than the`,
-  "host's own drift (±15 % from one second to the next on a shared VM); each run of them is held to a run of its reference made beside",
-  `it, not to the reference line of the same round: the limits lines with both servers up and the load alternating between them in ${SLICE} s slices`,
-  "(A B B A …) for the same total time, each server's figure the median of its slices; the webhook line right before (odd rounds) or",
-  'after (even rounds) its own run.',
+  `Paired lines (${[...PAIRED.keys()].join(', ')}): the host's own speed drifts (±15 % from one second to the next on a shared VM, more`,
+  'over minutes), so each run of them is held to a run of its reference made beside it, not to the reference line of the same round:',
+  `the reads with both servers up and the load alternating between them in ${SLICE} s slices (A B B A …) for the same total time, each`,
+  "server's figure the median of its slices; the webhook line right before (odd rounds) or after (even rounds) its own run.",
+  "The unpaired lines' rows (the references' own, json-server's) are their own runs.",
   'Both figures are listed below the table.',
   'Order: the lines run in another order each round (odd rounds forward, even rounds backward, the start moving on by one line every two rounds), so that no line always follows the same one.',
   'Targets for Ninefold: GET by id >= 80% of hand-written, POST >= 70%, list >= 80%, each >= 3x json-server;',
@@ -1077,7 +1091,13 @@ Lines are interleaved (every line once per round, ROUNDS rounds). Each run start
 copy of the data, pinned with taskset to one core while the load generator (wrk -t1 with bench/wrk-ids.lua:
 random ids from the seeded id list and random price thresholds 0..990, fixed seed; autocannon when wrk is missing)
 runs on the other; a 2 s warm-up is discarded. POST body: \`${POST_BODY}\`.
-Knobs: ROUNDS, DURATION, WARMUP, CONNS, LINES, PIN, SERVER_CPU, CLIENT_CPU, LOADGEN, KEEP_DATA, RESULTS.
+The reads (GET by id, with a key, the list, on both stores) and a feature's cost (a rate limit never reached,
+counters in Redis, refusals; POST with a webhook) are held to their reference line measured beside them: the reads and
+limits lines with both servers up and the load alternating between them in 1 s slices (A B B A …, each server's
+figure the median of its slices), the webhook line right before or after its own run, since the host's speed drifts
+by ±15 % from one second to the next on a shared VM.
+Knobs: ROUNDS, DURATION, WARMUP, CONNS, LINES, PIN, SERVER_CPU, CLIENT_CPU, LOADGEN, KEEP_DATA, RESULTS, SLICE,
+NF_NODE_ARGS, WORKDIR.
 
 `;
   const before =
