@@ -312,7 +312,15 @@ const ALL_LINES = [
     ref: 'nf-get',
     extra: true,
   },
-  { key: 'nf-post', server: 'nf', ...POST, port: 18195, args: NF(18195, 'warn'), label: 'ninefold POST /items' },
+  {
+    key: 'nf-post',
+    server: 'nf',
+    ...POST,
+    port: 18195,
+    args: NF(18195, 'warn'),
+    label: 'ninefold POST /items',
+    pair: 'alternate',
+  },
   {
     key: 'nf-post-hook',
     server: 'nf',
@@ -405,8 +413,8 @@ const pgPair = (op, base, nfPort, nfPath, fxPath, label) => [
     args: NF(nfPort, 'warn'),
     label: `ninefold on PG ${label}`,
     ref: `fx-pg-${op}`,
-    // Reads alternate with the hand-written server; writes (fresh records, webhooks) run beside it instead.
-    ...(op === 'get' || op === 'list' ? { pair: 'alternate' } : {}),
+    // Reads and creates alternate with the hand-written server (a transition takes the next fresh order in turn).
+    ...(op === 'get' || op === 'list' || op === 'post' ? { pair: 'alternate' } : {}),
     target: 0.8,
   },
   {
@@ -430,6 +438,8 @@ ALL_LINES.push(
   {
     ...nfPgPost,
     key: 'nf-pg-post-hook',
+    // Not nf-pg-post's pairing: a webhook line's deliveries are measured after its own run.
+    pair: undefined,
     port: 18210,
     args: NF(18210, 'warn', EVENTS_SPEC),
     label: 'ninefold on PG POST /items + outbox + 1 webhook',
@@ -870,6 +880,7 @@ const runAlternating = async (line, partner, round) => {
   }
   for (const [i, run] of runs.entries()) {
     writeFileSync(join(run.dir, 'load.txt'), texts[i].join('\n----\n'));
+    const wal = walBytes(run.db);
     await stopServer(run.child);
     const r = {
       round,
@@ -879,7 +890,7 @@ const runAlternating = async (line, partner, round) => {
       rps: med(run.rates),
       p99: med(run.p99s),
       errs: run.errs,
-      wal: 0,
+      wal,
       cpu: (run.cpu / run.wall) * 100,
       load: loadavg(),
       slices: run.slices,
@@ -1048,7 +1059,7 @@ const summary = [
   'req/s and p99: median over rounds. Ratios: median over rounds of (line / reference line of the same round).',
   `Paired lines (${[...PAIRED.keys()].join(', ')}): the host's own speed drifts (±15 % from one second to the next on a shared VM, more`,
   'over minutes), so each run of them is held to a run of its reference made beside it, not to the reference line of the same round:',
-  `the reads with both servers up and the load alternating between them in ${SLICE} s slices (A B B A …) for the same total time, each`,
+  `the reads and creates with both servers up and the load alternating between them in ${SLICE} s slices (A B B A …) for the same total time, each`,
   "server's figure the median of its slices; the webhook line right before (odd rounds) or after (even rounds) its own run.",
   "The unpaired lines' rows (the references' own, json-server's) are their own runs.",
   'Both figures are listed below the table.',
@@ -1091,7 +1102,7 @@ Lines are interleaved (every line once per round, ROUNDS rounds). Each run start
 copy of the data, pinned with taskset to one core while the load generator (wrk -t1 with bench/wrk-ids.lua:
 random ids from the seeded id list and random price thresholds 0..990, fixed seed; autocannon when wrk is missing)
 runs on the other; a 2 s warm-up is discarded. POST body: \`${POST_BODY}\`.
-The reads (GET by id, with a key, the list, on both stores) and a feature's cost (a rate limit never reached,
+The reads and creates (GET by id, with a key, the list, POST, on both stores) and a feature's cost (a rate limit never reached,
 counters in Redis, refusals; POST with a webhook) are held to their reference line measured beside them: the reads and
 limits lines with both servers up and the load alternating between them in 1 s slices (A B B A …, each server's
 figure the median of its slices), the webhook line right before or after its own run, since the host's speed drifts
