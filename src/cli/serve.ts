@@ -165,8 +165,8 @@ export const serveCommand: Command<typeof OPTIONS> = {
       process.stderr.write(
         error.kind === 'migration-refused'
           ? `${error.message}\n`
-          : // The first statement is the first connection: a database it cannot reach was never migrated.
-            error.kind === 'unavailable'
+          : // PostgreSQL's first statement is its first connection: a server it cannot reach was never migrated.
+            error.kind === 'unavailable' && isPostgresUrl(dbPath)
             ? `ninefold serve: ${storeProblem(error, shownTarget(dbPath))}\n`
             : `ninefold serve: cannot migrate the database ${shownTarget(dbPath)}: ${storeProblem(error)}\n`,
       );

@@ -238,7 +238,8 @@ export const createPipeline = (
         if (deadline.expired) return reply;
         exchange.output.afterCommit?.();
         if (answerSteps.length) await runSteps(answerSteps, exchange);
-        if (settled || exchange.output.immediate) {
+        // A take-over answers on the connection for as long as it likes: the reply (Reply.then) settles when it ends.
+        if (settled || exchange.output.immediate || exchange.output.takeOver) {
           answer(reply, exchange.output);
           return reply;
         }
