@@ -22,7 +22,7 @@
 //                 PG_URL=postgres://postgres@127.0.0.1:5432/test (the PostgreSQL lines; left out of the default set when unreachable)
 //                 REDIS_URL=redis://127.0.0.1:6379 (the line with rate counters in Redis)
 //                 NF_NODE_ARGS= (node flags for Ninefold's servers, a diagnosis: each round's server.log keeps their output)
-//                 SLICE=1 (seconds of each slice of the lines paired `alternate`: the limits lines)
+//                 SLICE=1 (seconds of each slice of the lines paired `alternate`: reads, creates, limits)
 //                 WORKDIR= (where data and each round's files go; by default a fresh temporary directory)
 //                 DRAIN=5 PACED=5 PACED_RATE=1000 DELIVER_WAIT=90 (the webhook lines' delivery figures, seconds)
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
@@ -897,6 +897,7 @@ const runAlternating = async (line, partner, round) => {
     };
     results.push(r);
     logRun(run.line, round, r, run.db, run.beside);
+    if (run.pgSchema && env.KEEP_DATA !== '1') await pgData.drop(run.pgSchema);
     cleanRun(run.dir);
   }
   current = undefined;
