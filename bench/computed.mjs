@@ -14,6 +14,9 @@
 //                 NF_BIN=<another checkout's bin/ninefold.js> serves every line (compare two builds)
 //                 CPU=<n>: no throughput; each run answers a fixed n requests (autocannon, after n/4 to warm up) and
 //                 the table shows the server's CPU per request only, which a shared machine disturbs far less
+//                 PAIR=1: a store's lines side by side: their servers up together, the load alternating between
+//                 them in SLICE-second slices (default 1) to DURATION seconds each; a line's figure is its median
+//                 slice (the host's speed drifts ±15 % second to second on a shared VM; see bench/RESULTS.md)
 //                 GRIND=<n>: instructions instead (whatever the load): each server runs under `valgrind
 //                 --tool=callgrind` (node --single-threaded, so JIT and GC are counted where they happen), answers
 //                 WARM requests (default 10000), its counters are zeroed, <n> more are counted; the table shows
@@ -43,6 +46,8 @@ const CONNS = Number(env.CONNS ?? 50);
 const USERS = Number(env.USERS ?? 1000);
 const ARTICLES = Number(env.ARTICLES ?? 5000);
 const GRIND = Number(env.GRIND ?? 0);
+const PAIR = env.PAIR === '1';
+const SLICE = Number(env.SLICE ?? 1);
 const CPU = GRIND || Number(env.CPU ?? 0);
 const WARM = Number(env.WARM ?? 10000);
 const OUT = env.OUT;
@@ -159,7 +164,7 @@ const PORT = Number(env.PORT ?? 18470);
 const grindDir = GRIND ? (OUT ?? join(WORK, 'grind')) : undefined;
 if (grindDir ?? OUT) mkdirSync(grindDir ?? OUT, { recursive: true });
 const fileOf = (line) => `${line.store}-${line.computed === true ? 'on' : line.computed || 'off'}`;
-const start = async (line) => {
+const start = async (line, port = PORT) => {
   const logDir = grindDir ?? OUT;
   const out = openSync(
     NODE_ARGS.length && logDir ? join(logDir, `${fileOf(line)}.log`) : join(WORK, 'server.log'),
@@ -185,7 +190,7 @@ const start = async (line) => {
     'serve',
     line.spec,
     '--port',
-    String(PORT),
+    String(port),
     '--db',
     line.db,
     '--log-level',
@@ -194,11 +199,11 @@ const start = async (line) => {
   const child = spawn(cmd, argv, {
     detached: true,
     stdio: ['ignore', out, out],
-    env: { ...env, PGAPPNAME: `bench-computed-${PORT}` },
+    env: { ...env, PGAPPNAME: `bench-computed-${port}` },
   });
   for (let i = 0; i < (GRIND ? 6000 : 600); i++) {
     try {
-      if ((await fetch(`http://127.0.0.1:${PORT}/healthz`)).ok) return child;
+      if ((await fetch(`http://127.0.0.1:${port}/healthz`)).ok) return child;
     } catch {}
     await sleep(50);
   }
@@ -209,7 +214,7 @@ const stop = async (child) => {
   process.kill(-child.pid, 'SIGTERM');
   await gone;
 };
-const wrk = (line, seconds) => {
+const wrk = (line, seconds, port = PORT) => {
   const [cmd, argv] = pinned(CLIENT_CPU, 'wrk', [
     '-t1',
     `-c${CONNS}`,
@@ -217,7 +222,7 @@ const wrk = (line, seconds) => {
     '--latency',
     '-H',
     `X-Api-Key: ${line.key}`,
-    `http://127.0.0.1:${PORT}/articles?limit=20`,
+    `http://127.0.0.1:${port}/articles?limit=20`,
   ]);
   const text = spawnSync(cmd, argv, { encoding: 'utf8' }).stdout;
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(text)?.[1] ?? 0);
@@ -280,9 +285,9 @@ const instructions = (line, pid) => {
 };
 
 // The answers differ only by the computed fields, and those are right for the caller.
-const check = async (line) => {
+const check = async (line, port = PORT) => {
   const page = await (
-    await fetch(`http://127.0.0.1:${PORT}/articles?limit=20`, { headers: { 'x-api-key': line.key } })
+    await fetch(`http://127.0.0.1:${port}/articles?limit=20`, { headers: { 'x-api-key': line.key } })
   ).json();
   const first = page.data[0];
   if (page.data.length !== 20) throw new Error(`${line.label}: ${page.data.length} records`);
@@ -293,9 +298,75 @@ const check = async (line) => {
   if (!line.computed && 'favorited' in first) throw new Error(`${line.label}: computed fields without them`);
 };
 
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
 const results = new Map(lines.map((l) => [l.label, []]));
 const load = [];
+
+/**
+ * PAIR=1: a store's lines measured beside each other. Every line's server is up at once (all pinned to SERVER_CPU,
+ * one loaded at a time) and the load moves from one to the next in SLICE-second slices (A B B A …, the other way
+ * round in even rounds) until each has had DURATION seconds; a line's figure is its median slice. The host's speed
+ * drifts by ±15 % from one second to the next on a shared VM (bench/RESULTS.md): lines minutes apart measure the
+ * host as much as the computed fields, lines a second apart measure the fields.
+ */
+const runBeside = async (group, round) => {
+  const runs = [];
+  try {
+    for (const [i, line] of group.entries()) {
+      const port = PORT + 1 + i;
+      runs.push({ line, port, child: await start(line, port), rates: [], cpu: 0, sys: 0, n: 0, p99s: [] });
+    }
+    for (const run of runs) {
+      await check(run.line, run.port);
+      wrk(run.line, WARMUP, run.port);
+    }
+    const slices = Math.max(2, Math.round(DURATION / SLICE));
+    for (let k = 0; k < slices; k++) {
+      const order = (k + round) % 2 === 0 ? runs : [...runs].reverse();
+      for (const run of order) {
+        const c0 = cpuSeconds(run.child.pid);
+        const s0 = sysSeconds(run.child.pid);
+        const m = wrk(run.line, SLICE, run.port);
+        if (m.non2xx) throw new Error(`${run.line.label}: ${m.non2xx} answers not 2xx`);
+        run.cpu += cpuSeconds(run.child.pid) - c0;
+        run.sys += sysSeconds(run.child.pid) - s0;
+        run.n += m.requests;
+        run.rates.push(m.rps);
+        run.p99s.push(m.p99);
+      }
+    }
+    for (const run of runs) {
+      const rps = median(run.rates);
+      const r = {
+        rps,
+        p99: run.p99s.sort()[run.p99s.length >> 1],
+        cpuUs: (run.cpu * 1e6) / Math.max(1, run.n),
+        sysUs: (run.sys * 1e6) / Math.max(1, run.n),
+        pgUs: 0,
+        requests: run.n,
+      };
+      results.get(run.line.label).push(r);
+      log(
+        `round ${round} ${run.line.label}: ${rps.toFixed(0)} req/s (median of ${run.rates.length} slices: ${run.rates.map((x) => Math.round(x)).join(' ')}), ${r.cpuUs.toFixed(0)} µs server CPU per request`,
+      );
+    }
+    load.push(Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]));
+  } finally {
+    for (const run of runs) await stop(run.child);
+  }
+};
+
 for (let round = 1; round <= ROUNDS; round++) {
+  if (PAIR) {
+    for (const t of targets) {
+      const group = lines.filter((l) => l.store === t.store);
+      if (group.length) await runBeside(group, round);
+    }
+    continue;
+  }
   for (const line of lines) {
     const child = await start(line);
     try {
@@ -339,10 +410,6 @@ rmSync(WORK, { recursive: true, force: true });
 const unit = GRIND ? 'k instructions/request' : 'server CPU µs/request';
 const ratioName = GRIND ? 'off/on instructions' : 'off/on CPU';
 
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 const out = CPU
   ? [
       `| line | ${unit} (median) | per round | ${ratioName} per round | ${ratioName} (median) |${env.PG_CPU ? ' PostgreSQL backends µs/request (median) | per round |' : ''}`,
@@ -382,5 +449,5 @@ for (const t of targets) {
   }
 }
 process.stdout.write(
-  `${out.join('\n')}\n\nload average (1 min) during the runs: ${Math.min(...load).toFixed(1)}..${Math.max(...load).toFixed(1)} (median ${median(load).toFixed(1)}); ${ROUNDS} rounds, ${CPU ? `${CPU} requests (+${GRIND ? WARM : Math.ceil(CPU / 4)} warm-up), autocannon -c${CONNS}${GRIND ? ', callgrind' : ''}` : `${DURATION}s (+${WARMUP}s warm-up), wrk -t1 -c${CONNS}`}\n`,
+  `${out.join('\n')}\n\nload average (1 min) during the runs: ${Math.min(...load).toFixed(1)}..${Math.max(...load).toFixed(1)} (median ${median(load).toFixed(1)}); ${ROUNDS} rounds, ${PAIR ? `each store's lines side by side, ${SLICE} s slices alternating to ${DURATION}s each (+${WARMUP}s warm-up), wrk -t1 -c${CONNS}, a line's figure its median slice` : CPU ? `${CPU} requests (+${GRIND ? WARM : Math.ceil(CPU / 4)} warm-up), autocannon -c${CONNS}${GRIND ? ', callgrind' : ''}` : `${DURATION}s (+${WARMUP}s warm-up), wrk -t1 -c${CONNS}`}\n`,
 );

@@ -49,6 +49,8 @@ interface Held {
 }
 
 /** At most this many held writes are merged into one statement, and this many merged texts kept (see #merged). */
+/** Statement texts prepared by name at most (see #named): each connection keeps a plan for every one. */
+const MAX_PREPARED = 2000;
 const MAX_MERGED = 4;
 const MAX_MERGES = 256;
 const PLACEHOLDER = /\$(\d+)/g;
@@ -221,10 +223,15 @@ export class PgPool {
     return tx !== undefined && !tx.committed && !tx.released;
   }
 
-  /** Prepared once per connection: the same text keeps one name. */
-  #named(text: string): string {
+  /**
+   * Prepared once per connection: the same text keeps one name. Past MAX_PREPARED texts (clients combining filters,
+   * sorts and page sizes), a new one is sent unnamed, parsed and planned at each run, so that neither this map nor
+   * each connection's prepared statements grow without end.
+   */
+  #named(text: string): string | undefined {
     let name = this.#names.get(text);
     if (!name) {
+      if (this.#names.size >= MAX_PREPARED) return undefined;
       name = `nf${this.#names.size}`;
       this.#names.set(text, name);
     }
@@ -232,9 +239,10 @@ export class PgPool {
   }
 
   #send<R>(target: Queryable, text: string, params: readonly unknown[]) {
-    return params.length === 0
-      ? target.query<R & pg.QueryResultRow>(text)
-      : target.query<R & pg.QueryResultRow>({ name: this.#named(text), text, values: params as unknown[] });
+    const name = params.length === 0 ? undefined : this.#named(text);
+    return name === undefined
+      ? target.query<R & pg.QueryResultRow>(text, params.length === 0 ? undefined : (params as unknown[]))
+      : target.query<R & pg.QueryResultRow>({ name, text, values: params as unknown[] });
   }
 
   /** Rows of one statement, in the running transaction if there is one. */

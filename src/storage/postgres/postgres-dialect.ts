@@ -15,6 +15,7 @@ export const postgresDialect: Dialect = {
     return sql.replace(/\?/g, () => `$${++n}`);
   },
   limitMarker: '?',
+  literalLimit: true,
   bind: (v) => v,
   decimalValue: (c) => c,
   booleanValue: (c) => `(${c})::int`,

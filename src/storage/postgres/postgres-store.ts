@@ -356,7 +356,8 @@ export class PostgresStore implements Store {
 
   async list(resource: string, query: ListQuery) {
     const table = this.#table(resource);
-    const key = listShapeKey(query) + computedShapeKey(query.computed) + relatedShapeKey(query.related);
+    // The page size is part of the statement's text on PostgreSQL (Dialect.literalLimit), so of its shape.
+    const key = `${listShapeKey(query)}|l${query.limit}${computedShapeKey(query.computed)}${relatedShapeKey(query.related)}`;
     let sql = table.lists.get(key);
     if (!sql) {
       const computed = query.computed?.length

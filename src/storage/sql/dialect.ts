@@ -15,6 +15,14 @@ export interface Dialect {
    * of a list page's statement.
    */
   readonly limitMarker: string;
+  /**
+   * Whether a list page's LIMIT is written into the statement as its number instead of a parameter. PostgreSQL plans
+   * a prepared statement afresh at every run while its LIMIT is a parameter: the generic plan, guessing a tenth of
+   * the table for an unknown LIMIT, always looks dearer than a custom one, and planning a page of 20 cost 30-70 µs of
+   * the backend's CPU per request, more than running it (bench/RESULTS.md). With the number in the text, the fifth
+   * run on a connection settles on the generic plan and every later run skips planning.
+   */
+  readonly literalLimit: boolean;
   /** A JS value as a bound parameter (SQLite has no booleans: 1 and 0). */
   bind(value: unknown): unknown;
   /** A decimal column as a value that compares and sorts by number. */

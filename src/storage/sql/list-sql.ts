@@ -70,6 +70,15 @@ export const listShapeKey = (q: ListQuery): string =>
     .map((s) => `${s.desc ? '-' : ''}${s.field}`)
     .join(',')}|${q.after ? 'a' : ''}|${q.count ? 'c' : ''}${q.offset !== undefined ? '|o' : ''}`;
 
+/**
+ * A page size as it is written into a statement's text (Dialect.literalLimit): a whole number the runtime has
+ * checked, never a client's text. The statement's shape then includes it (listShapeKey's `limit`).
+ */
+const literalLimit = (limit: number): number => {
+  if (!Number.isSafeInteger(limit) || limit < 0) throw new TypeError(`a page size is a whole number, not ${limit}`);
+  return limit;
+};
+
 /** More select expressions after the columns (computed columns, see computed-sql.ts) and their parameters. */
 export interface ExtraSelect {
   readonly select: string;
@@ -188,9 +197,10 @@ export const buildListSql = (
   const order = keys.map((k) => `${k.expr} ${k.desc ? 'DESC' : 'ASC'}`).join(', ');
   const keysetParams = (after: readonly unknown[]): unknown[] =>
     keys.flatMap((_, i) => [...after.slice(0, i), after[i]]);
+  const limit = dialect.literalLimit ? String(literalLimit(q.limit)) : dialect.limitMarker;
   return {
     select: dialect.placeholders(
-      `SELECT ${columns}${extra ? `, ${extra.select}` : ''} FROM ${table}${whereSql} ORDER BY ${order} LIMIT ${dialect.limitMarker}${q.offset !== undefined ? ' OFFSET ?' : ''}`,
+      `SELECT ${columns}${extra ? `, ${extra.select}` : ''} FROM ${table}${whereSql} ORDER BY ${order} LIMIT ${limit}${q.offset !== undefined ? ' OFFSET ?' : ''}`,
     ),
     ...(q.count
       ? {
@@ -204,7 +214,7 @@ export const buildListSql = (
       ...filterParams(query),
       ...ruleParams(query),
       ...(query.after ? keysetParams(query.after) : []),
-      query.limit,
+      ...(dialect.literalLimit ? [] : [query.limit]),
       ...(query.offset !== undefined ? [query.offset] : []),
     ],
     countParams: (query) => [...filterParams(query), ...ruleParams(query)],

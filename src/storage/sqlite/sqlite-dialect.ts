@@ -13,6 +13,7 @@ export const sqliteDialect: Dialect = {
   placeholders: (sql) => sql,
   // An expression, not a bare parameter: SQLite then plans without the value and keeps the prepared statement.
   limitMarker: '(? + 0)',
+  literalLimit: false,
   bind: (v) => (typeof v === 'boolean' ? (v ? 1 : 0) : v),
   decimalValue: (c) => `CAST(${c} AS REAL)`,
   booleanValue: (c) => c,
