@@ -310,6 +310,8 @@ const ALL_LINES = [
     env: { BATCH: '1' },
     label: "node:http alone, a fixed 429, a turn's answers together",
     ref: 'nf-get',
+    // Beside Ninefold's GET, as nf-get-refused is: the two refusals' ratios are then read against the same GETs.
+    pair: 'alternate',
     extra: true,
   },
   {

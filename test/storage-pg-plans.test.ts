@@ -34,7 +34,7 @@ describe('a list page on PostgreSQL keeps one plan', () => {
     if (!note) throw new Error('no Note');
     const url = freshPgUrl();
     const store = new PostgresStore({ url });
-    closers.push(() => store.close());
+    closers.push(async () => void (await store.close()));
     await store.migrate(plan);
     // Enough rows that a LIMIT PostgreSQL cannot see (a tenth of the table, it guesses) looks dearer than 21.
     const pool = new PgPool({ url });
@@ -71,7 +71,7 @@ describe('a list page on PostgreSQL keeps one plan', () => {
   it('pages of different sizes are different statements, each with its own rows', async () => {
     const url = freshPgUrl();
     const store = new PostgresStore({ url });
-    closers.push(() => store.close());
+    closers.push(async () => void (await store.close()));
     await store.migrate(plan);
     const at = '2026-01-01T00:00:00.000Z';
     for (let i = 0; i < 5; i++)

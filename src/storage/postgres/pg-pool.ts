@@ -49,6 +49,11 @@ interface Held {
 }
 
 /** At most this many held writes are merged into one statement, and this many merged texts kept (see #merged). */
+/**
+ * The parameters of a statement prepared although it has none: `read` hands it on for a SELECT without parameters.
+ * Any other statement without parameters goes by the simple protocol, which also runs a text of several statements.
+ */
+const PREPARED_WITHOUT_PARAMETERS: readonly unknown[] = Object.freeze([]);
 /** Statement texts prepared by name at most (see #named): each connection keeps a plan for every one. */
 const MAX_PREPARED = 2000;
 const MAX_MERGED = 4;
@@ -239,7 +244,7 @@ export class PgPool {
   }
 
   #send<R>(target: Queryable, text: string, params: readonly unknown[]) {
-    const name = params.length === 0 ? undefined : this.#named(text);
+    const name = params.length === 0 && params !== PREPARED_WITHOUT_PARAMETERS ? undefined : this.#named(text);
     return name === undefined
       ? target.query<R & pg.QueryResultRow>(text, params.length === 0 ? undefined : (params as unknown[]))
       : target.query<R & pg.QueryResultRow>({ name, text, values: params as unknown[] });
@@ -254,7 +259,9 @@ export class PgPool {
    * Rows of a read that takes no lock and waits for none (a plain SELECT). On its own it goes to a lane (see #lane);
    * in a transaction, to its client.
    */
-  read<R>(text: string, params: readonly unknown[]): Promise<R[]> {
+  read<R>(text: string, given: readonly unknown[]): Promise<R[]> {
+    // A read is one SELECT: prepared even without parameters (a list page whose LIMIT is in its text).
+    const params = given.length === 0 ? PREPARED_WITHOUT_PARAMETERS : given;
     const tx = this.#context.getStore();
     if (tx !== undefined && !tx.released && !tx.committed) return this.#inTransaction<R>(tx, text, params).then(rowsOf);
     return this.#shared<R>(text, params).then(rowsOf);
