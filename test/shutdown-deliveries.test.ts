@@ -95,11 +95,11 @@ describe('webhook deliveries at shutdown', () => {
 
     const exited = exitOf(server);
     server.child.kill('SIGTERM');
-    // The server no longer accepts connections: it is shutting down, the delivery still in flight.
+    // Readiness fails: it is shutting down, the delivery still in flight.
     await waitFor(
       () =>
-        fetch(`${server.url}/healthz`).then(
-          () => false,
+        fetch(`${server.url}/readyz`).then(
+          (r) => r.status === 503,
           () => true,
         ),
       'the shutdown to begin',

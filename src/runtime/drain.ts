@@ -54,6 +54,15 @@ export interface Drain extends DrainState {
    */
   begin(): void;
   /**
+   * Resolves once no new connection has come for QUIET_MS (at once if none has come that long), or half the grace
+   * after the signal: balancers have seen readiness fail and stopped connecting; a client that keeps connecting (a
+   * health check polling every few milliseconds) does not hold the listener open past the time the work in hand needs. Until then the listening socket stays open and
+   * a new connection is served like the others (each answer says `Connection: close`). Closing it while clients still
+   * connect resets every connection the kernel has queued for it and not yet handed over, with the request its client
+   * wrote on it: a reset a client cannot tell from a lost request, where a refusal (the listener closed) is retried.
+   */
+  connectionsStopped(): Promise<void>;
+  /**
    * Resolves once the connections the system had already accepted for the server (its listen queue) are the
    * server's: closing the listening socket resets those, with the requests their clients wrote on them.
    */
@@ -84,8 +93,10 @@ export const createDrain = (graceMs: number = DEFAULT_GRACE_MS): Drain => {
   /** The answer on each connection that says `Connection: close`. */
   const closer = new WeakMap<Socket, ServerResponse>();
   let server: Server | undefined;
-  /** Connections taken from the listen queue so far. */
+  /** Connections taken from the listen queue so far, and when the last one was (performance.now()). */
   let accepted = 0;
+  let lastAcceptedAt = Number.NEGATIVE_INFINITY;
+  let quietTimer: NodeJS.Timeout | undefined;
   let draining = false;
   let sweeper: NodeJS.Timeout | undefined;
   let graceTimer: NodeJS.Timeout | undefined;
@@ -126,6 +137,7 @@ export const createDrain = (graceMs: number = DEFAULT_GRACE_MS): Drain => {
       server = watched;
       watched.on('connection', (socket: Socket) => {
         accepted++;
+        lastAcceptedAt = performance.now();
         sockets.add(socket);
         socket.once('close', () => sockets.delete(socket));
       });
@@ -148,6 +160,18 @@ export const createDrain = (graceMs: number = DEFAULT_GRACE_MS): Drain => {
       sweeper = setInterval(sweep, QUIET_MS);
       graceTimer = setTimeout(graceEnded, graceMs);
     },
+    connectionsStopped() {
+      const until = performance.now() + graceMs / 2;
+      return new Promise<void>((done) => {
+        const check = () => {
+          const now = performance.now();
+          const quietFor = now - lastAcceptedAt;
+          if (quietFor >= QUIET_MS || now >= until) return done();
+          quietTimer = setTimeout(check, Math.min(QUIET_MS - quietFor, until - now));
+        };
+        check();
+      });
+    },
     async acceptQueueTaken() {
       // libuv accepts every queued connection in the poll phase of a loop turn; a turn that took none means the
       // queue was empty. Bounded: a client that keeps connecting does not hold the shutdown.
@@ -167,6 +191,7 @@ export const createDrain = (graceMs: number = DEFAULT_GRACE_MS): Drain => {
     end() {
       clearInterval(sweeper);
       clearTimeout(graceTimer);
+      clearTimeout(quietTimer);
     },
   };
 };

@@ -16,8 +16,8 @@ const AFTER_CUT_MS = 1_000;
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /**
- * The graceful shutdown: readiness fails and no new connection is accepted; every request already received is
- * answered, and each connection closes once it is quiet (drain.ts); open streams are ended; then the workers stop
+ * The graceful shutdown: readiness fails; new connections are still served until none has come for a second (the
+ * balancers have stopped sending), then the listening socket closes; every request received is answered, and each connection closes once it is quiet (drain.ts); open streams are ended; then the workers stop
  * (the webhook worker finishes the deliveries in flight) and the store closes. What is still running when the
  * grace is over is cut: a delivery cut is recorded as a failed attempt and retried (with the same webhook-id), and
  * no answer was sent for a request cut, so nothing acknowledged is lost.
@@ -34,8 +34,10 @@ export const shutDown = async (
   const problems: string[] = [];
   let failed = false;
   drain.begin();
+  // The listening socket closes once clients have stopped connecting (balancers saw readiness fail), not at once.
   const closed = drain
-    .acceptQueueTaken()
+    .connectionsStopped()
+    .then(() => drain.acceptQueueTaken())
     .then(() => app.close())
     .then(
       () => 'closed' as const,
