@@ -30,7 +30,7 @@ const page = (limit: number, filters: ListQuery['filters'] = []): ListQuery => (
 });
 
 describe('a list page on PostgreSQL keeps one plan', () => {
-  it('writes the page size into the statement, so the fifth run settles on a generic plan and later runs skip planning', async () => {
+  it('writes the page size into the statement, so from the sixth run on it keeps a generic plan and skips planning', async () => {
     if (!note) throw new Error('no Note');
     const url = freshPgUrl();
     const store = new PostgresStore({ url });

@@ -54,12 +54,13 @@ export interface Drain extends DrainState {
    */
   begin(): void;
   /**
-   * Resolves once no new connection has come for QUIET_MS (at once if none has come that long), or half the grace
-   * after the signal: balancers have seen readiness fail and stopped connecting; a client that keeps connecting (a
-   * health check polling every few milliseconds) does not hold the listener open past the time the work in hand needs. Until then the listening socket stays open and
-   * a new connection is served like the others (each answer says `Connection: close`). Closing it while clients still
-   * connect resets every connection the kernel has queued for it and not yet handed over, with the request its client
-   * wrote on it: a reset a client cannot tell from a lost request, where a refusal (the listener closed) is retried.
+   * Resolves once no new connection has come for QUIET_MS (at once if none has come that long): balancers have seen
+   * readiness fail and stopped connecting. At the latest half the grace after it is called, so that a client that
+   * keeps connecting (a health check polling every few milliseconds) leaves the work in hand the other half. Until
+   * then the listening socket stays open and a new connection is served like the others (each answer says
+   * `Connection: close`). Closing it while clients still connect resets every connection the kernel has queued for
+   * it and not yet handed over, with the request its client wrote on it: a reset a client cannot tell from a lost
+   * request, where a refusal (the listener closed) is retried.
    */
   connectionsStopped(): Promise<void>;
   /**

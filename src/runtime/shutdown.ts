@@ -17,7 +17,8 @@ const messageOf = (error: unknown) => (error instanceof Error ? error.message : 
 
 /**
  * The graceful shutdown: readiness fails; new connections are still served until none has come for a second (the
- * balancers have stopped sending), then the listening socket closes; every request received is answered, and each connection closes once it is quiet (drain.ts); open streams are ended; then the workers stop
+ * balancers have stopped sending), then the listening socket closes; every request received is answered, and each
+ * connection closes once it is quiet (drain.ts); open streams are ended; then the workers stop
  * (the webhook worker finishes the deliveries in flight) and the store closes. What is still running when the
  * grace is over is cut: a delivery cut is recorded as a failed attempt and retried (with the same webhook-id), and
  * no answer was sent for a request cut, so nothing acknowledged is lost.

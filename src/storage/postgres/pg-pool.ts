@@ -48,7 +48,6 @@ interface Held {
   readonly params: readonly unknown[];
 }
 
-/** At most this many held writes are merged into one statement, and this many merged texts kept (see #merged). */
 /**
  * The parameters of a statement prepared although it has none: `read` hands it on for a SELECT without parameters.
  * Any other statement without parameters goes by the simple protocol, which also runs a text of several statements.
@@ -56,6 +55,7 @@ interface Held {
 const PREPARED_WITHOUT_PARAMETERS: readonly unknown[] = Object.freeze([]);
 /** Statement texts prepared by name at most (see #named): each connection keeps a plan for every one. */
 const MAX_PREPARED = 2000;
+/** At most this many held writes are merged into one statement, and this many merged texts kept (see #merged). */
 const MAX_MERGED = 4;
 const MAX_MERGES = 256;
 const PLACEHOLDER = /\$(\d+)/g;

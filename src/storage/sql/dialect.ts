@@ -19,8 +19,9 @@ export interface Dialect {
    * Whether a list page's LIMIT is written into the statement as its number instead of a parameter. PostgreSQL plans
    * a prepared statement afresh at every run while its LIMIT is a parameter: the generic plan, guessing a tenth of
    * the table for an unknown LIMIT, always looks dearer than a custom one, and planning a page of 20 cost 30-70 µs of
-   * the backend's CPU per request, more than running it (bench/RESULTS.md). With the number in the text, the fifth
-   * run on a connection settles on the generic plan and every later run skips planning.
+   * the backend's CPU per request, more than running it (bench/RESULTS.md). With the number in the text, from the sixth
+   * run on a connection on it keeps the generic plan and skips planning. One statement per page size: the stores'
+   * caches of statement shapes count each page size as a shape of its own.
    */
   readonly literalLimit: boolean;
   /** A JS value as a bound parameter (SQLite has no booleans: 1 and 0). */

@@ -72,7 +72,7 @@ export const listShapeKey = (q: ListQuery): string =>
 
 /**
  * A page size as it is written into a statement's text (Dialect.literalLimit): a whole number the runtime has
- * checked, never a client's text. The statement's shape then includes it (listShapeKey's `limit`).
+ * checked, never a client's text. The store's key of the statement's shape must then include it (PostgresStore.list).
  */
 const literalLimit = (limit: number): number => {
   if (!Number.isSafeInteger(limit) || limit < 0) throw new TypeError(`a page size is a whole number, not ${limit}`);
